@@ -1,0 +1,816 @@
+//! Emits one Rust source file per resolved message: the struct definitions with serde
+//! names and docs, `Default` with the spec's defaults, and version-aware decode, encode and
+//! projection code. The output is plain text, written to read well in review.
+
+use std::fmt::Write as _;
+
+use crate::model::{Field, Kind, Message, Struct, Ty};
+use crate::spec::Versions;
+
+/// A Rust condition that is true exactly for the versions in `vs`, given that the version
+/// is already known to lie in `ctx`.
+fn cond(vs: Versions, ctx: Versions) -> String {
+    let vs = vs.intersect(ctx);
+    if vs.is_empty() {
+        "false".into()
+    } else if vs.covers(ctx) {
+        "true".into()
+    } else if vs.hi >= ctx.hi {
+        format!("version >= {}", vs.lo)
+    } else if vs.lo <= ctx.lo {
+        format!("version <= {}", vs.hi)
+    } else if vs.lo == vs.hi {
+        format!("version == {}", vs.lo)
+    } else {
+        format!("({}..={}).contains(&version)", vs.lo, vs.hi)
+    }
+}
+
+fn and(a: &str, b: &str) -> String {
+    match (a, b) {
+        ("false", _) | (_, "false") => "false".into(),
+        ("true", x) | (x, "true") => x.into(),
+        (a, b) => format!("{a} && {b}"),
+    }
+}
+
+fn not(a: &str) -> String {
+    match a {
+        "true" => "false".into(),
+        "false" => "true".into(),
+        a if a.starts_with("version >= ") && !a.contains("&&") => a.replace(">=", "<"),
+        a if a.starts_with("version <= ") && !a.contains("&&") => a.replace("<=", ">"),
+        a if a.contains(' ') => format!("!({a})"),
+        a => format!("!{a}"),
+    }
+}
+
+fn base_type(ty: &Ty) -> String {
+    match ty {
+        Ty::Bool => "bool".into(),
+        Ty::I8 => "i8".into(),
+        Ty::I16 => "i16".into(),
+        Ty::U16 => "u16".into(),
+        Ty::I32 => "i32".into(),
+        Ty::U32 => "u32".into(),
+        Ty::I64 => "i64".into(),
+        Ty::F64 => "f64".into(),
+        Ty::Str => "String".into(),
+        Ty::Bytes | Ty::Records => "Bytes".into(),
+        Ty::Uuid => "Uuid".into(),
+        Ty::Struct(n) => n.clone(),
+        Ty::Array(inner) => format!("Vec<{}>", base_type(inner)),
+    }
+}
+
+/// The type of the field's value when present (nullable → `Option`).
+fn value_type(f: &Field) -> String {
+    if f.nullable_any() {
+        format!("Option<{}>", base_type(&f.ty))
+    } else {
+        base_type(&f.ty)
+    }
+}
+
+/// The Rust type of the struct member (possibly-absent → another `Option`).
+fn member_type(f: &Field) -> String {
+    if f.always_present {
+        value_type(f)
+    } else {
+        format!("Option<{}>", value_type(f))
+    }
+}
+
+fn int_default(text: Option<&str>) -> String {
+    match text {
+        None => "0".into(),
+        Some(t) => {
+            let t = t.trim();
+            if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+                format!("0x{hex}")
+            } else {
+                t.to_owned()
+            }
+        }
+    }
+}
+
+fn base_default(ty: &Ty, text: Option<&str>) -> String {
+    match ty {
+        Ty::Bool => match text {
+            Some("true") => "true".into(),
+            _ => "false".into(),
+        },
+        Ty::I8 | Ty::I16 | Ty::U16 | Ty::I32 | Ty::U32 | Ty::I64 => int_default(text),
+        Ty::F64 => match text {
+            Some(t) if t.contains('.') || t.contains('e') => t.to_owned(),
+            Some(t) => format!("{t}.0"),
+            None => "0.0".into(),
+        },
+        Ty::Str => match text {
+            Some(t) if !t.is_empty() => format!("String::from({t:?})"),
+            _ => "String::new()".into(),
+        },
+        Ty::Bytes | Ty::Records => "Bytes::default()".into(),
+        Ty::Uuid => "Uuid::ZERO".into(),
+        Ty::Struct(n) => format!("{n}::default()"),
+        Ty::Array(_) => "Vec::new()".into(),
+    }
+}
+
+/// The default of the field's value type.
+fn value_default(f: &Field) -> String {
+    let text = f.default.as_deref();
+    if f.nullable_any() {
+        if text == Some("null") {
+            "None".into()
+        } else {
+            format!("Some({})", base_default(&f.ty, text))
+        }
+    } else {
+        base_default(&f.ty, text)
+    }
+}
+
+fn member_default(f: &Field) -> String {
+    if f.always_present {
+        value_default(f)
+    } else {
+        "None".into()
+    }
+}
+
+fn is_copy(ty: &Ty) -> bool {
+    matches!(
+        ty,
+        Ty::Bool | Ty::I8 | Ty::I16 | Ty::U16 | Ty::I32 | Ty::U32 | Ty::I64 | Ty::F64 | Ty::Uuid
+    )
+}
+
+/// Decode expression for one non-null element of type `ty` (array elements, fields).
+fn decode_base(ty: &Ty, c: &str) -> String {
+    match ty {
+        Ty::Bool => "r.bool()".into(),
+        Ty::I8 => "r.i8()".into(),
+        Ty::I16 => "r.i16()".into(),
+        Ty::U16 => "r.u16()".into(),
+        Ty::I32 => "r.i32()".into(),
+        Ty::U32 => "r.u32()".into(),
+        Ty::I64 => "r.i64()".into(),
+        Ty::F64 => "r.f64()".into(),
+        Ty::Uuid => "r.uuid()".into(),
+        Ty::Str => format!("r.string({c})"),
+        Ty::Bytes | Ty::Records => format!("r.bytes({c})"),
+        Ty::Struct(n) => format!("{n}::decode_body(r, version)"),
+        Ty::Array(inner) => format!("r.array_of({c}, |r| {})", decode_base(inner, c)),
+    }
+}
+
+/// Decode expression for a nullable value (`Option<base>`), given the nullable condition.
+fn decode_nullable(ty: &Ty, c: &str, nc: &str) -> String {
+    let nullable = match ty {
+        Ty::Str => format!("r.nullable_string({c})"),
+        Ty::Bytes | Ty::Records => format!("r.nullable_bytes({c})"),
+        Ty::Struct(n) => format!("r.nullable_struct(|r| {n}::decode_body(r, version))"),
+        Ty::Array(inner) => format!("r.nullable_array({c}, |r| {})", decode_base(inner, c)),
+        _ => unreachable!("checked by the resolver"),
+    };
+    match nc {
+        "true" => nullable,
+        "false" => format!("{}.map(Some)", decode_base(ty, c)),
+        nc => format!(
+            "if {nc} {{ {nullable} }} else {{ {}.map(Some) }}",
+            decode_base(ty, c)
+        ),
+    }
+}
+
+/// Statement(s) encoding element `e: &ty` into sink `s`, as an expression of type
+/// `Result<(), EncodeError>`.
+fn encode_base(ty: &Ty, v: &str, c: &str) -> String {
+    match ty {
+        Ty::Bool => format!("{{ put_bool(s, *{v}); Ok(()) }}"),
+        Ty::I8 => format!("{{ put_i8(s, *{v}); Ok(()) }}"),
+        Ty::I16 => format!("{{ put_i16(s, *{v}); Ok(()) }}"),
+        Ty::U16 => format!("{{ put_u16(s, *{v}); Ok(()) }}"),
+        Ty::I32 => format!("{{ put_i32(s, *{v}); Ok(()) }}"),
+        Ty::U32 => format!("{{ put_u32(s, *{v}); Ok(()) }}"),
+        Ty::I64 => format!("{{ put_i64(s, *{v}); Ok(()) }}"),
+        Ty::F64 => format!("{{ put_f64(s, *{v}); Ok(()) }}"),
+        Ty::Uuid => format!("{{ put_uuid(s, {v}); Ok(()) }}"),
+        Ty::Str => format!("put_string(s, {v}, {c})"),
+        Ty::Bytes | Ty::Records => format!("put_bytes(s, {v}, {c})"),
+        Ty::Struct(_) => format!("{v}.encode_body(s, version)"),
+        Ty::Array(inner) => format!(
+            "put_array(s, {v}, {c}, |s, e| {})",
+            encode_base(inner, "e", c)
+        ),
+    }
+}
+
+/// The condition under which the field is encoded in the regular (untagged) sequence.
+fn regular_cond(f: &Field, ctx: Versions) -> String {
+    let tagged = f.tagged.intersect(ctx);
+    if tagged.covers(f.versions.intersect(ctx)) {
+        "false".into()
+    } else if tagged.is_empty() {
+        cond(f.versions, ctx)
+    } else {
+        and(&cond(f.versions, ctx), &not(&cond(f.tagged, ctx)))
+    }
+}
+
+/// A condition that is true when the value behind reference `v` differs from the field's
+/// default (what decides whether a tagged field is written, or an absent field is an error).
+fn differs_from_default(f: &Field, v: &str) -> String {
+    let d = value_default(f);
+    match (&f.ty, f.nullable_any(), d.as_str()) {
+        (_, true, "None") => format!("{v}.is_some()"),
+        (Ty::Array(_), false, "Vec::new()") => format!("!{v}.is_empty()"),
+        (Ty::Str, false, "String::new()") => format!("!{v}.is_empty()"),
+        (Ty::Bool, false, "false") => format!("*{v}"),
+        (Ty::Bool, false, "true") => format!("!*{v}"),
+        _ => format!("*{v} != {d}"),
+    }
+}
+
+/// A field-level statement: infallible primitive writes stand alone, the rest carry the
+/// field name into their error.
+fn fallible(stmt: &str, name: &str) -> String {
+    if let Some(inner) = stmt
+        .strip_prefix("{ ")
+        .and_then(|x| x.strip_suffix("; Ok(()) }"))
+    {
+        format!("{inner};")
+    } else {
+        format!("{stmt}.map_err(|e| e.within({name:?}))?;")
+    }
+}
+
+fn encode_nullable(ty: &Ty, v: &str, c: &str, nc: &str) -> String {
+    match ty {
+        Ty::Str => format!("put_nullable_string(s, {v}.as_deref(), {c})"),
+        Ty::Bytes | Ty::Records => format!("put_nullable_bytes(s, {v}.as_ref(), {c})"),
+        Ty::Struct(_) => {
+            format!("put_nullable_struct(s, {v}.as_ref(), {nc}, |s, x| x.encode_body(s, version))")
+        }
+        Ty::Array(inner) => format!(
+            "put_nullable_array(s, {v}.as_deref(), {c}, |s, e| {})",
+            encode_base(inner, "e", c)
+        ),
+        _ => unreachable!("checked by the resolver"),
+    }
+}
+
+/// An owned, projected copy of a value of the field's value type, given a place (`self.x`)
+/// or a reference expression `v`.
+fn project_value(f: &Field, v: &str, place: bool) -> String {
+    let Some(_) = f.ty.struct_name() else {
+        return if is_copy(&f.ty) && !f.nullable_any() {
+            if place {
+                v.to_string()
+            } else {
+                format!("*{v}")
+            }
+        } else {
+            format!("{v}.clone()")
+        };
+    };
+    let base = |x: &str| match &f.ty {
+        Ty::Struct(_) => format!("{x}.project_body(version)"),
+        Ty::Array(_) => format!("{x}.iter().map(|e| e.project_body(version)).collect()"),
+        _ => unreachable!(),
+    };
+    if f.nullable_any() {
+        format!("{v}.as_ref().map(|x| {})", base("x"))
+    } else {
+        base(v)
+    }
+}
+
+/// Emits the struct definition, `Default`, and the three codec methods.
+fn emit_struct(out: &mut String, msg: &Message, st: &Struct, is_root: bool) {
+    let ctx = st.context;
+    let has_tags = !msg.flexible.intersect(ctx).is_empty();
+    // Docs.
+    if is_root {
+        let _ = writeln!(
+            out,
+            "/// {}: valid versions {}, flexible versions {}.",
+            st.name, msg.valid, msg.flexible
+        );
+    } else if st.about.is_empty() {
+        let _ = writeln!(out, "/// {} (versions {}).", st.name, ctx);
+    } else {
+        let _ = writeln!(out, "/// {}", st.about);
+        let _ = writeln!(out, "///\n/// Used in versions {}.", ctx);
+    }
+    out.push_str("#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]\n");
+    out.push_str("#[cfg_attr(feature = \"arbitrary\", derive(arbitrary::Arbitrary))]\n");
+    out.push_str("#[serde(default, deny_unknown_fields)]\n");
+    let _ = writeln!(out, "pub struct {} {{", st.name);
+    for f in &st.fields {
+        let mut doc = f.about.clone();
+        if doc.is_empty() {
+            doc = f.name.clone();
+        }
+        let _ = writeln!(out, "    /// {doc}");
+        let mut facts = vec![format!("Versions: {}", f.versions)];
+        if !f.nullable.intersect(f.versions).is_empty() {
+            facts.push(format!("nullable: {}", f.nullable.intersect(f.versions)));
+        }
+        if let Some(tag) = f.tag {
+            facts.push(format!("tagged: {} (tag {tag})", f.tagged));
+        }
+        if let Some(d) = &f.default {
+            facts.push(format!("default: {d}"));
+        }
+        if f.ignorable {
+            facts.push("ignorable".into());
+        }
+        if !f.always_present {
+            facts.push("`None` = absent in this version".into());
+        }
+        let _ = writeln!(out, "    ///\n    /// {}.", facts.join("; "));
+        let serde = if f.always_present {
+            format!("rename = {:?}", f.name)
+        } else if f.nullable_any() {
+            format!(
+                "rename = {:?}, skip_serializing_if = \"Option::is_none\", with = \"double_option\"",
+                f.name
+            )
+        } else {
+            format!(
+                "rename = {:?}, skip_serializing_if = \"Option::is_none\"",
+                f.name
+            )
+        };
+        let _ = writeln!(out, "    #[serde({serde})]");
+        let _ = writeln!(out, "    pub {}: {},", f.ident, member_type(f));
+    }
+    if has_tags {
+        out.push_str(
+            "    /// Tagged fields not known in the decoded version, kept and re-encoded.\n",
+        );
+        out.push_str(
+            "    #[serde(rename = \"_tagged\", skip_serializing_if = \"TaggedFields::is_empty\")]\n",
+        );
+        out.push_str("    pub unknown_tagged_fields: TaggedFields,\n");
+    }
+    out.push_str("}\n\n");
+
+    // Default.
+    let _ = writeln!(out, "impl Default for {} {{", st.name);
+    out.push_str("    fn default() -> Self {\n        Self {\n");
+    for f in &st.fields {
+        let _ = writeln!(out, "            {}: {},", f.ident, member_default(f));
+    }
+    if has_tags {
+        out.push_str("            unknown_tagged_fields: TaggedFields::default(),\n");
+    }
+    out.push_str("        }\n    }\n}\n\n");
+
+    // Methods.
+    let (open, vis) = if is_root {
+        (format!("impl Message for {} {{", st.name), "")
+    } else {
+        (format!("impl {} {{", st.name), "pub ")
+    };
+    out.push_str(&open);
+    out.push('\n');
+    if is_root {
+        let api = match msg.api_key {
+            Some(k) if msg.kind != Kind::Header => format!("Some(ApiKey({k}))"),
+            _ => "None".into(),
+        };
+        let _ = writeln!(out, "    const NAME: &'static str = {:?};", st.name);
+        let _ = writeln!(out, "    const API_KEY: Option<ApiKey> = {api};");
+        let _ = writeln!(
+            out,
+            "    const VALID_VERSIONS: VersionRange = VersionRange::new({}, {});",
+            msg.valid.lo, msg.valid.hi
+        );
+        let _ = writeln!(
+            out,
+            "    const FLEXIBLE_VERSIONS: VersionRange = VersionRange::new({}, {});\n",
+            msg.flexible.lo,
+            if msg.flexible.hi == i16::MAX {
+                "i16::MAX".to_string()
+            } else {
+                msg.flexible.hi.to_string()
+            }
+        );
+    }
+    let mut m = String::new();
+    emit_decode(&mut m, msg, st, vis, has_tags);
+    out.push_str(&mark_unused(m, &["r", "version"]));
+    let mut m = String::new();
+    emit_encode(&mut m, msg, st, vis, has_tags);
+    out.push_str(&mark_unused(m, &["s", "version"]));
+    let mut m = String::new();
+    emit_project(&mut m, st, vis, has_tags);
+    out.push_str(&mark_unused(m, &["version"]));
+    let _ = ctx;
+    out.push_str("}\n\n");
+}
+
+fn compact_cond(msg: &Message, f: &Field, ctx: Versions) -> String {
+    if f.flexible == msg.flexible {
+        "flexible".into()
+    } else {
+        cond(f.flexible.intersect(msg.flexible), ctx)
+    }
+}
+
+fn emit_decode(out: &mut String, msg: &Message, st: &Struct, vis: &str, has_tags: bool) {
+    let ctx = st.context;
+    let _ = writeln!(
+        out,
+        "    /// Decodes the body at `version` (not checked against the valid versions).\n    {vis}fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {{"
+    );
+    let uses_flexible = st
+        .fields
+        .iter()
+        .any(|f| compact_cond(msg, f, ctx) == "flexible")
+        || has_tags;
+    if uses_flexible {
+        let _ = writeln!(out, "        let flexible = {};", cond(msg.flexible, ctx));
+    }
+    out.push_str("        let mut this = Self::default();\n");
+    if st.fields.iter().all(|f| f.always_present) && !has_tags && st.fields.is_empty() {
+        // nothing to read
+    }
+    for f in &st.fields {
+        let tagged = cond(f.tagged, ctx);
+        let c = compact_cond(msg, f, ctx);
+        let expr = if f.nullable_any() {
+            decode_nullable(&f.ty, &c, &cond(f.nullable.intersect(f.versions), ctx))
+        } else {
+            decode_base(&f.ty, &c)
+        };
+        let wrap = |e: String| {
+            if f.always_present {
+                e
+            } else {
+                format!("Some({e})")
+            }
+        };
+        let assign = format!(
+            "this.{} = {};",
+            f.ident,
+            wrap(format!("{expr}.map_err(|e| e.field({:?}))?", f.name))
+        );
+        let regular = regular_cond(f, ctx);
+        if regular == "false" {
+            // Only ever tagged: set to its default when present; the tagged section may override.
+        } else if regular == "true" {
+            let _ = writeln!(out, "        {assign}");
+        } else {
+            let _ = writeln!(
+                out,
+                "        if {regular} {{\n            {assign}\n        }}"
+            );
+        }
+        if tagged != "false" && !f.always_present {
+            let _ = writeln!(
+                out,
+                "        if {tagged} {{\n            this.{} = Some({});\n        }}",
+                f.ident,
+                value_default(f)
+            );
+        }
+    }
+    if has_tags {
+        let mut arms = String::new();
+        let mut tagged: Vec<&Field> = st.fields.iter().filter(|f| f.tag.is_some()).collect();
+        tagged.sort_by_key(|f| f.tag);
+        for f in &tagged {
+            let tc = cond(f.tagged, ctx);
+            let guard = if tc == "true" {
+                String::new()
+            } else {
+                format!(" if {tc}")
+            };
+            let expr = if f.nullable_any() {
+                decode_nullable(&f.ty, "true", &cond(f.nullable.intersect(f.versions), ctx))
+            } else {
+                decode_base(&f.ty, "true")
+            };
+            let value = format!("{expr}.map_err(|e| e.field({:?}))?", f.name);
+            let value = if f.always_present {
+                value
+            } else {
+                format!("Some({value})")
+            };
+            let _ = writeln!(
+                arms,
+                "                {}{guard} => {{\n                    this.{} = {value};\n                    Ok(true)\n                }}",
+                f.tag.unwrap_or_default(),
+                f.ident
+            );
+        }
+        out.push_str("        if flexible {\n");
+        if tagged.is_empty() {
+            out.push_str(
+                "            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;\n",
+            );
+        } else {
+            out.push_str("            let unknown = r.tagged_fields(|tag, r| match tag {\n");
+            out.push_str(&arms);
+            out.push_str("                _ => Ok(false),\n            })?;\n");
+            out.push_str("            this.unknown_tagged_fields = unknown;\n");
+        }
+        out.push_str("        }\n");
+    }
+    out.push_str("        Ok(this)\n    }\n\n");
+}
+
+fn emit_encode(out: &mut String, msg: &Message, st: &Struct, vis: &str, has_tags: bool) {
+    let ctx = st.context;
+    let _ = writeln!(
+        out,
+        "    /// Encodes the body at `version` (not checked against the valid versions).\n    {vis}fn encode_body<S: Sink>(&self, s: &mut S, version: i16) -> Result<(), EncodeError> {{"
+    );
+    let uses_flexible = st
+        .fields
+        .iter()
+        .any(|f| compact_cond(msg, f, ctx) == "flexible")
+        || has_tags;
+    if uses_flexible {
+        let _ = writeln!(out, "        let flexible = {};", cond(msg.flexible, ctx));
+    }
+    if st.fields.is_empty() && !has_tags {
+        // nothing to write
+    }
+    let access = |f: &Field| -> String {
+        if f.always_present {
+            format!("let v = &self.{};", f.ident)
+        } else {
+            format!(
+                "let d; let v = match &self.{} {{ Some(v) => v, None => {{ d = {}; &d }} }};",
+                f.ident,
+                value_default(f)
+            )
+        }
+    };
+    for f in &st.fields {
+        let present = cond(f.versions, ctx);
+        let c = compact_cond(msg, f, ctx);
+        let regular = regular_cond(f, ctx);
+        if regular != "false" {
+            let mut body = String::new();
+            let _ = writeln!(body, "{}", access(f));
+            let stmt = if f.nullable_any() {
+                let nc = cond(f.nullable.intersect(f.versions), ctx);
+                if nc != "true" {
+                    let _ = writeln!(
+                        body,
+                        "if {} && v.is_none() {{ return Err(EncodeError::NullNotAllowed {{ field: {:?}.into(), version }}); }}",
+                        not(&nc),
+                        f.name
+                    );
+                }
+                encode_nullable(&f.ty, "v", &c, &nc)
+            } else {
+                encode_base(&f.ty, "v", &c)
+            };
+            let _ = writeln!(body, "{}", fallible(&stmt, &f.name));
+            if regular == "true" {
+                let _ = writeln!(out, "        {{\n{}        }}", indent(&body, 12));
+            } else {
+                let _ = writeln!(
+                    out,
+                    "        if {regular} {{\n{}        }}",
+                    indent(&body, 12)
+                );
+            }
+        }
+        if present != "true" && !f.ignorable && !f.always_present {
+            let _ = writeln!(
+                out,
+                "        if {} {{\n            if let Some(v) = &self.{} {{\n                if {} {{\n                    return Err(EncodeError::FieldNotAvailable {{ field: {:?}.into(), version }});\n                }}\n            }}\n        }}",
+                not(&present),
+                f.ident,
+                differs_from_default(f, "v"),
+                f.name
+            );
+        }
+    }
+    if has_tags {
+        let mut tagged: Vec<&Field> = st.fields.iter().filter(|f| f.tag.is_some()).collect();
+        tagged.sort_by_key(|f| f.tag);
+        out.push_str("        if flexible {\n");
+        if tagged.is_empty() {
+            out.push_str(
+                "            put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;\n",
+            );
+        } else {
+            out.push_str("            let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();\n");
+            let mut known = Vec::new();
+            for f in &tagged {
+                let tc = cond(f.tagged, ctx);
+                let tag = f.tag.unwrap_or_default();
+                known.push(format!("{tag} => {tc}"));
+                let stmt = if f.nullable_any() {
+                    let nc = cond(f.nullable.intersect(f.versions), ctx);
+                    encode_nullable(&f.ty, "v", "true", &nc)
+                } else {
+                    encode_base(&f.ty, "v", "true")
+                };
+                let mut body = String::new();
+                let _ = writeln!(body, "{}", access(f));
+                let _ = writeln!(
+                    body,
+                    "if {} {{\n    let mut b = Vec::new();\n    {{\n        let s = &mut b;\n        {}\n    }}\n    tagged.push(({tag}, b));\n}}",
+                    differs_from_default(f, "v"),
+                    fallible(&stmt, &f.name)
+                );
+                if tc == "true" {
+                    let _ = writeln!(out, "            {{\n{}            }}", indent(&body, 16));
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "            if {tc} {{\n{}            }}",
+                        indent(&body, 16)
+                    );
+                }
+            }
+            let _ = writeln!(
+                out,
+                "            let known = |tag: u32| match tag {{\n                {},\n                _ => false,\n            }};",
+                known.join(",\n                ")
+            );
+            out.push_str(
+                "            put_tagged_fields(s, &tagged, known, &self.unknown_tagged_fields)?;\n",
+            );
+        }
+        out.push_str("        } else if !self.unknown_tagged_fields.is_empty() {\n");
+        out.push_str("            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });\n");
+        out.push_str("        }\n");
+    }
+    out.push_str("        Ok(())\n    }\n\n");
+}
+
+fn emit_project(out: &mut String, st: &Struct, vis: &str, has_tags: bool) {
+    let ctx = st.context;
+    let _ = writeln!(
+        out,
+        "    /// This value as `version` decodes it: fields absent in `version` are `None`, present\n    /// ones that were `None` hold their defaults.\n    {vis}fn project_body(&self, version: i16) -> Self {{"
+    );
+    let needs_version = st
+        .fields
+        .iter()
+        .any(|f| !f.always_present || f.ty.struct_name().is_some());
+    if !needs_version {
+        // version-independent
+    }
+    out.push_str("        Self {\n");
+    for f in &st.fields {
+        let value = if f.always_present {
+            project_value(f, &format!("self.{}", f.ident), true)
+        } else {
+            let present = cond(f.versions, ctx);
+            format!(
+                "if {present} {{ Some({}) }} else {{ None }}",
+                project_value(
+                    f,
+                    &format!("self.{}.as_ref().unwrap_or(&{})", f.ident, value_default(f)),
+                    false
+                )
+            )
+        };
+        let _ = writeln!(out, "            {}: {value},", f.ident);
+    }
+    if has_tags {
+        out.push_str("            unknown_tagged_fields: self.unknown_tagged_fields.clone(),\n");
+    }
+    out.push_str("        }\n    }\n");
+}
+
+fn uses_ident(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + name.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
+}
+
+/// Prefixes with `_` each parameter in `names` that the method body never uses.
+fn mark_unused(method: String, names: &[&str]) -> String {
+    let Some(sig_end) = method.find("{\n") else {
+        return method;
+    };
+    let (sig, body) = method.split_at(sig_end);
+    let mut sig = sig.to_string();
+    for name in names {
+        if !uses_ident(body, name) {
+            sig = sig
+                .replace(&format!("({name}: "), &format!("(_{name}: "))
+                .replace(&format!(", {name}: "), &format!(", _{name}: "));
+        }
+    }
+    sig + body
+}
+
+fn indent(text: &str, n: usize) -> String {
+    let pad = " ".repeat(n);
+    text.lines()
+        .map(|l| {
+            if l.is_empty() {
+                "\n".to_string()
+            } else {
+                format!("{pad}{l}\n")
+            }
+        })
+        .collect()
+}
+
+/// The file for one message.
+pub fn emit_message(msg: &Message) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "// @generated by kipcheck-codegen from harness/messages/{}.\n// Do not edit: change the JSON (or the generator) and run `cargo run -p kipcheck-codegen`.",
+        msg.source
+    );
+    let key = match (msg.kind, msg.api_key) {
+        (Kind::Header, _) | (_, None) => String::new(),
+        (Kind::Metadata, Some(k)) => format!(" (metadata record type {k})"),
+        (_, Some(k)) => format!(" (API key {k})"),
+    };
+    let _ = writeln!(
+        out,
+        "//! `{}`{key}: valid versions {}, flexible versions {}.\n",
+        msg.name, msg.valid, msg.flexible
+    );
+    out.push_str("#[allow(unused_imports)]\nuse crate::codec::prelude::*;\n\n");
+    for (i, st) in msg.structs.iter().enumerate() {
+        emit_struct(&mut out, msg, st, i == 0);
+    }
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+/// `mod.rs`: module declarations, re-exports, and the dispatch lists.
+pub fn emit_mod(messages: &[Message]) -> String {
+    let mut out = String::new();
+    out.push_str(
+        "// @generated by kipcheck-codegen from harness/messages/*.json.\n// Do not edit: change the JSON (or the generator) and run `cargo run -p kipcheck-codegen`.\n",
+    );
+    out.push_str(
+        "//! Generated wire messages, one module per JSON definition in `harness/messages/`, and the\n//! lists from which `codec::dispatch` builds request, response and metadata-record dispatch.\n\n",
+    );
+    out.push_str(
+        "// Decoding fills a `Default` value field by field, and `Default` spells out the spec's\n// defaults even where they equal Rust's.\n#![allow(clippy::field_reassign_with_default, clippy::derivable_impls)]\n\n",
+    );
+    for m in messages {
+        let _ = writeln!(out, "pub mod {};", crate::module_name(m));
+    }
+    out.push('\n');
+    for m in messages {
+        let _ = writeln!(out, "pub use {}::{};", crate::module_name(m), m.name);
+    }
+    let section = |out: &mut String, kind: Kind, enum_name: &str, doc: &str, suffix: &str| {
+        let _ = writeln!(
+            out,
+            "\ncrate::codec::dispatch::bodies! {{\n    /// {doc}\n    {enum_name} {{"
+        );
+        let mut list: Vec<&Message> = messages.iter().filter(|m| m.kind == kind).collect();
+        list.sort_by_key(|m| m.api_key);
+        for m in list {
+            let variant = m.name.strip_suffix(suffix).unwrap_or(&m.name);
+            let _ = writeln!(
+                out,
+                "        {variant}({}) => {},",
+                m.api_key.unwrap_or(-1),
+                m.name
+            );
+        }
+        out.push_str("    }\n}\n");
+    };
+    section(
+        &mut out,
+        Kind::Request,
+        "RequestBody",
+        "A request body of any API this codec knows.",
+        "Request",
+    );
+    section(
+        &mut out,
+        Kind::Response,
+        "ResponseBody",
+        "A response body of any API this codec knows.",
+        "Response",
+    );
+    section(
+        &mut out,
+        Kind::Metadata,
+        "MetadataRecordBody",
+        "A KRaft metadata record of any type this codec knows.",
+        "",
+    );
+    out
+}

@@ -1,0 +1,44 @@
+//! Regenerates `harness/src/codec/generated/` from `harness/messages/`.
+//!
+//! Usage: `cargo run -p kipcheck-codegen` (from anywhere in the workspace).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let harness = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let messages = harness.join("messages");
+    let out_dir = harness.join("src/codec/generated");
+    let files = match kipcheck_codegen::generate(&messages) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("kipcheck-codegen: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(e) = std::fs::create_dir_all(&out_dir) {
+        eprintln!("kipcheck-codegen: creating {}: {e}", out_dir.display());
+        return ExitCode::FAILURE;
+    }
+    // Remove generated files that no longer have a spec.
+    if let Ok(entries) = std::fs::read_dir(&out_dir) {
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".rs") && !files.contains_key(&name) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+    for (name, text) in &files {
+        let path = out_dir.join(name);
+        if std::fs::read_to_string(&path).ok().as_deref() == Some(text.as_str()) {
+            continue;
+        }
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("kipcheck-codegen: writing {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        println!("wrote {}", path.display());
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,359 @@
+//! A borrowed cursor over untrusted bytes and the primitive decoders.
+//!
+//! Every length and count read from the wire is checked against the bytes that remain
+//! *before* anything is allocated. Offsets in errors are absolute: a sub-reader keeps the
+//! offset of its first byte in the enclosing input. This module must not panic on any input.
+
+use std::collections::BTreeMap;
+
+use super::error::{DecodeError, DecodeErrorKind};
+use super::limits::MAX_STRING_LEN;
+use super::types::{Bytes, TaggedFields, Uuid};
+
+/// A cursor over a byte slice.
+#[derive(Clone, Debug)]
+pub struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    /// Absolute offset of `buf[0]` in the outermost input.
+    base: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader over `buf`, whose first byte is at absolute offset 0.
+    pub fn new(buf: &'a [u8]) -> Self {
+        Self::with_base(buf, 0)
+    }
+
+    /// A reader over `buf`, whose first byte is at absolute offset `base`.
+    pub fn with_base(buf: &'a [u8], base: usize) -> Self {
+        Self { buf, pos: 0, base }
+    }
+
+    /// Bytes not yet read.
+    #[inline]
+    pub fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    /// Absolute offset of the next byte.
+    #[inline]
+    pub fn offset(&self) -> usize {
+        self.base + self.pos
+    }
+
+    /// The unread bytes, without consuming them.
+    pub fn rest(&self) -> &'a [u8] {
+        &self.buf[self.pos..]
+    }
+
+    /// An error of `kind` at the current offset.
+    #[cold]
+    pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
+        DecodeError::new(kind, self.offset())
+    }
+
+    /// Fails with `TrailingBytes` unless every byte was read.
+    pub fn expect_end(&self) -> Result<(), DecodeError> {
+        match self.remaining() {
+            0 => Ok(()),
+            count => Err(self.error(DecodeErrorKind::TrailingBytes { count })),
+        }
+    }
+
+    /// Takes the next `n` bytes.
+    #[inline]
+    pub fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        if n > self.remaining() {
+            return Err(self.error(DecodeErrorKind::Truncated {
+                needed: n,
+                remaining: self.remaining(),
+            }));
+        }
+        let out = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    /// Takes a sub-reader over the next `n` bytes (the caller has checked `n`).
+    fn sub(&mut self, n: usize) -> Result<Reader<'a>, DecodeError> {
+        let base = self.offset();
+        let bytes = self.take(n)?;
+        Ok(Reader::with_base(bytes, base))
+    }
+
+    #[inline]
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        let b = self.take(N)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(b);
+        Ok(out)
+    }
+
+    /// A boolean: any non-zero byte is true (as in Java).
+    #[inline]
+    pub fn bool(&mut self) -> Result<bool, DecodeError> {
+        Ok(self.array::<1>()?[0] != 0)
+    }
+
+    /// A signed byte.
+    #[inline]
+    pub fn i8(&mut self) -> Result<i8, DecodeError> {
+        Ok(i8::from_be_bytes(self.array()?))
+    }
+
+    /// A big-endian int16.
+    #[inline]
+    pub fn i16(&mut self) -> Result<i16, DecodeError> {
+        Ok(i16::from_be_bytes(self.array()?))
+    }
+
+    /// A big-endian uint16.
+    #[inline]
+    pub fn u16(&mut self) -> Result<u16, DecodeError> {
+        Ok(u16::from_be_bytes(self.array()?))
+    }
+
+    /// A big-endian int32.
+    #[inline]
+    pub fn i32(&mut self) -> Result<i32, DecodeError> {
+        Ok(i32::from_be_bytes(self.array()?))
+    }
+
+    /// A big-endian uint32.
+    #[inline]
+    pub fn u32(&mut self) -> Result<u32, DecodeError> {
+        Ok(u32::from_be_bytes(self.array()?))
+    }
+
+    /// A big-endian int64.
+    #[inline]
+    pub fn i64(&mut self) -> Result<i64, DecodeError> {
+        Ok(i64::from_be_bytes(self.array()?))
+    }
+
+    /// A big-endian IEEE-754 float64.
+    #[inline]
+    pub fn f64(&mut self) -> Result<f64, DecodeError> {
+        Ok(f64::from_be_bytes(self.array()?))
+    }
+
+    /// A 16-byte UUID.
+    #[inline]
+    pub fn uuid(&mut self) -> Result<Uuid, DecodeError> {
+        Ok(Uuid(self.array()?))
+    }
+
+    /// An unsigned LEB128 varint of at most 5 bytes that fits in 32 bits.
+    #[inline]
+    pub fn uvarint(&mut self) -> Result<u32, DecodeError> {
+        let start = self.offset();
+        let mut value: u64 = 0;
+        for i in 0..5 {
+            let b = self.array::<1>()?[0];
+            value |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                return u32::try_from(value)
+                    .map_err(|_| DecodeError::new(DecodeErrorKind::VarintTooLong, start));
+            }
+        }
+        Err(DecodeError::new(DecodeErrorKind::VarintTooLong, start))
+    }
+
+    /// Reads a length prefix: int16/int32 in classic versions, `uvarint - 1` in compact ones.
+    /// Returns `None` for the null marker.
+    fn length(&mut self, compact: bool, wide: bool) -> Result<Option<u64>, DecodeError> {
+        let start = self.offset();
+        let len: i64 = if compact {
+            i64::from(self.uvarint()?) - 1
+        } else if wide {
+            i64::from(self.i32()?)
+        } else {
+            i64::from(self.i16()?)
+        };
+        match len {
+            -1 => Ok(None),
+            l if l < -1 => Err(DecodeError::new(
+                DecodeErrorKind::NegativeLength { len: l },
+                start,
+            )),
+            l => Ok(Some(l as u64)),
+        }
+    }
+
+    /// Checks a length against what remains; returns it as `usize`.
+    fn checked_len(
+        &self,
+        what: &'static str,
+        len: u64,
+        start: usize,
+    ) -> Result<usize, DecodeError> {
+        if len > self.remaining() as u64 {
+            return Err(DecodeError::new(
+                DecodeErrorKind::LengthExceedsRemaining {
+                    what,
+                    len,
+                    remaining: self.remaining(),
+                },
+                start,
+            ));
+        }
+        Ok(len as usize)
+    }
+
+    /// A nullable string (int16 length, or compact when `compact`).
+    pub fn nullable_string(&mut self, compact: bool) -> Result<Option<String>, DecodeError> {
+        let start = self.offset();
+        let Some(len) = self.length(compact, false)? else {
+            return Ok(None);
+        };
+        if len > MAX_STRING_LEN as u64 {
+            return Err(DecodeError::new(
+                DecodeErrorKind::StringTooLong { len },
+                start,
+            ));
+        }
+        let n = self.checked_len("string", len, start)?;
+        let at = self.offset();
+        let bytes = self.take(n)?;
+        match std::str::from_utf8(bytes) {
+            Ok(s) => Ok(Some(s.to_owned())),
+            Err(e) => Err(DecodeError::new(
+                DecodeErrorKind::InvalidUtf8 {
+                    valid_up_to: e.valid_up_to(),
+                },
+                at + e.valid_up_to(),
+            )),
+        }
+    }
+
+    /// A non-nullable string.
+    pub fn string(&mut self, compact: bool) -> Result<String, DecodeError> {
+        let start = self.offset();
+        self.nullable_string(compact)?
+            .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))
+    }
+
+    /// Nullable bytes (int32 length, or compact when `compact`).
+    pub fn nullable_bytes(&mut self, compact: bool) -> Result<Option<Bytes>, DecodeError> {
+        let start = self.offset();
+        let Some(len) = self.length(compact, true)? else {
+            return Ok(None);
+        };
+        let n = self.checked_len("bytes", len, start)?;
+        Ok(Some(Bytes(self.take(n)?.to_vec())))
+    }
+
+    /// Non-nullable bytes.
+    pub fn bytes(&mut self, compact: bool) -> Result<Bytes, DecodeError> {
+        let start = self.offset();
+        self.nullable_bytes(compact)?
+            .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))
+    }
+
+    /// A nullable array: the count is checked against the remaining bytes before
+    /// allocating; each element is decoded by `elem` and errors carry the element index.
+    pub fn nullable_array<T>(
+        &mut self,
+        compact: bool,
+        mut elem: impl FnMut(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Option<Vec<T>>, DecodeError> {
+        let start = self.offset();
+        let Some(count) = self.length(compact, true)? else {
+            return Ok(None);
+        };
+        if count > self.remaining() as u64 {
+            return Err(DecodeError::new(
+                DecodeErrorKind::ArrayCountExceedsRemaining {
+                    count,
+                    remaining: self.remaining(),
+                },
+                start,
+            ));
+        }
+        let count = count as usize;
+        let mut out = Vec::with_capacity(count);
+        for i in 0..count {
+            out.push(elem(self).map_err(|e| e.index(i))?);
+        }
+        Ok(Some(out))
+    }
+
+    /// A non-nullable array.
+    pub fn array_of<T>(
+        &mut self,
+        compact: bool,
+        elem: impl FnMut(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Vec<T>, DecodeError> {
+        let start = self.offset();
+        self.nullable_array(compact, elem)?
+            .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))
+    }
+
+    /// A struct in a version where it is nullable: an int8 marker (negative = null) and
+    /// then the struct.
+    pub fn nullable_struct<T>(
+        &mut self,
+        body: impl FnOnce(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Option<T>, DecodeError> {
+        if self.i8()? < 0 {
+            Ok(None)
+        } else {
+            body(self).map(Some)
+        }
+    }
+
+    /// A tagged-field section. `known` decodes a known tag from a sub-reader and returns
+    /// `Ok(false)` when the tag is not known in this version; such fields, and every
+    /// unknown tag, are kept as raw bytes. Duplicate tags are rejected; a known field must
+    /// use exactly its declared size.
+    pub fn tagged_fields(
+        &mut self,
+        mut known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
+    ) -> Result<TaggedFields, DecodeError> {
+        let count_at = self.offset();
+        let count = self.uvarint()?;
+        // Each tagged field takes at least two bytes (tag, size).
+        if u64::from(count) > self.remaining() as u64 {
+            return Err(DecodeError::new(
+                DecodeErrorKind::ArrayCountExceedsRemaining {
+                    count: u64::from(count),
+                    remaining: self.remaining(),
+                },
+                count_at,
+            ));
+        }
+        let mut unknown = BTreeMap::new();
+        let mut seen: Vec<u32> = Vec::new();
+        for _ in 0..count {
+            let tag_at = self.offset();
+            let tag = self.uvarint()?;
+            if seen.contains(&tag) {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::DuplicateTag { tag },
+                    tag_at,
+                ));
+            }
+            seen.push(tag);
+            let size_at = self.offset();
+            let size = u64::from(self.uvarint()?);
+            let size = self.checked_len("tagged field", size, size_at)?;
+            let mut sub = self.sub(size)?;
+            if known(tag, &mut sub)? {
+                if sub.remaining() != 0 {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::TaggedFieldSize {
+                            tag,
+                            declared: size,
+                            used: size - sub.remaining(),
+                        },
+                        tag_at,
+                    ));
+                }
+            } else {
+                unknown.insert(tag, Bytes(sub.rest().to_vec()));
+            }
+        }
+        Ok(TaggedFields(unknown))
+    }
+}

@@ -1,0 +1,170 @@
+//! Wire value types that have no natural Rust primitive: UUIDs, byte strings and preserved
+//! unknown tagged fields, with their serde and `arbitrary` forms. Pure data; no I/O.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use base64::Engine as _;
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+
+/// A Kafka UUID: 16 bytes, most-significant first. Serialized as Kafka's `Uuid.toString()`
+/// (URL-safe base64 without padding, 22 characters); the hyphenated hex form is also read.
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Uuid(pub [u8; 16]);
+
+impl Uuid {
+    /// The all-zero UUID (`Uuid.ZERO_UUID`, "unset").
+    pub const ZERO: Uuid = Uuid([0; 16]);
+
+    /// Parses Kafka's base64 form or the hyphenated hex form.
+    pub fn parse(s: &str) -> Option<Self> {
+        if s.len() == 22 {
+            let v = base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(s)
+                .ok()?;
+            return Some(Uuid(v.try_into().ok()?));
+        }
+        let hex: String = s.chars().filter(|c| *c != '-').collect();
+        if hex.len() != 32 || s.len() != 36 {
+            return None;
+        }
+        let mut out = [0u8; 16];
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
+        }
+        Some(Uuid(out))
+    }
+}
+
+impl fmt::Display for Uuid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(self.0))
+    }
+}
+
+impl fmt::Debug for Uuid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Uuid({self})")
+    }
+}
+
+impl Serialize for Uuid {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Uuid {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Uuid::parse(&s).ok_or_else(|| {
+            de::Error::custom(format!(
+                "invalid UUID {s:?}: expected 22-character URL-safe base64 or 8-4-4-4-12 hex"
+            ))
+        })
+    }
+}
+
+/// A byte string (`bytes` and `records` fields). Serialized as lowercase hex.
+#[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+pub struct Bytes(pub Vec<u8>);
+
+impl Bytes {
+    /// Lowercase hex of the bytes.
+    pub fn to_hex(&self) -> String {
+        to_hex(&self.0)
+    }
+}
+
+/// Lowercase hex of `bytes`, no separators.
+pub fn to_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 0xf)] as char);
+    }
+    out
+}
+
+/// Parses hex, ignoring ASCII whitespace, `:` and `|` separators. `None` on odd length or
+/// a non-hex character.
+pub fn from_hex(s: &str) -> Option<Vec<u8>> {
+    let digits: Vec<u8> = s
+        .bytes()
+        .filter(|c| !c.is_ascii_whitespace() && *c != b':' && *c != b'|')
+        .collect();
+    if !digits.len().is_multiple_of(2) {
+        return None;
+    }
+    digits
+        .chunks(2)
+        .map(|p| {
+            let hi = (p[0] as char).to_digit(16)?;
+            let lo = (p[1] as char).to_digit(16)?;
+            Some((hi * 16 + lo) as u8)
+        })
+        .collect()
+}
+
+impl fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Bytes({})", self.to_hex())
+    }
+}
+
+impl Serialize for Bytes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_hex())
+    }
+}
+
+impl<'de> Deserialize<'de> for Bytes {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        from_hex(&s)
+            .map(Bytes)
+            .ok_or_else(|| de::Error::custom(format!("invalid hex byte string {s:?}")))
+    }
+}
+
+/// Tagged fields this codec does not know (or that the message's version does not name),
+/// kept as raw values and re-encoded in tag order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
+#[serde(transparent)]
+pub struct TaggedFields(pub BTreeMap<u32, Bytes>);
+
+impl TaggedFields {
+    /// No unknown tagged fields.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// Serde helper for fields whose value may be absent (field not in this version) and,
+/// when present, null: `Option<Option<T>>`, where a missing key is `None` and an explicit
+/// `null` is `Some(None)`. Use with `#[serde(default, with = "double_option")]`.
+pub mod double_option {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    /// Serializes the inner option (the outer `None` is skipped by the caller).
+    pub fn serialize<S: Serializer, T: Serialize>(
+        v: &Option<Option<T>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(inner) => inner.serialize(s),
+            None => s.serialize_none(),
+        }
+    }
+
+    /// A present key (even `null`) becomes `Some(_)`.
+    pub fn deserialize<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+        d: D,
+    ) -> Result<Option<Option<T>>, D::Error> {
+        Option::<T>::deserialize(d).map(Some)
+    }
+}

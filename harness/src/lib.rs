@@ -1,0 +1,11 @@
+//! kipcheck: a fuzzing and conformance harness for Apache Kafka KIP-1324 (client
+//! configuration push), KIP-1326 (broker static configs in registration) and
+//! KIP-1294/KIP-1256 (metadata-version-aware config validation).
+//!
+//! Data flows one way: `codec ← model ← adapter ← runner → report`. This crate currently
+//! holds the codec; see `ARCHITECTURE.md` for the map.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod codec;

@@ -1,0 +1,3 @@
+//! The `kipcheck` command line.
+
+fn main() {}
