@@ -8,12 +8,14 @@ mod api_key;
 pub(crate) mod dispatch;
 mod error;
 mod error_code;
+mod frame;
 pub mod generated;
 pub mod limits;
 mod message;
 pub mod prelude;
 mod provisional;
 mod reader;
+mod record;
 mod types;
 mod writer;
 
@@ -21,10 +23,16 @@ pub use api_key::ApiKey;
 pub use dispatch::BodyInfo;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, PathSegment};
 pub use error_code::ErrorCode;
+pub use frame::{
+    decode_request, decode_request_frame, decode_response, decode_response_frame,
+    encode_request_frame, encode_response_frame, frame, request_header_version,
+    response_header_version, split_frame, DecodedRequest, DecodedResponse, FrameReader,
+};
 pub use generated::*;
 pub use message::{Message, VersionRange};
 pub use provisional::ProvisionalNumbers;
 pub use reader::Reader;
+pub use record::{MetadataRecord, RECORD_FRAME_VERSION};
 pub use types::{double_option, from_hex, to_hex, Bytes, TaggedFields, Uuid};
 pub use writer::{uvarint_len, Sink, SizeCounter};
 
