@@ -6,8 +6,9 @@ use anyhow::{bail, Context};
 use kipcheck::codec::from_hex;
 
 /// Reads `arg`: `-` is standard input, `@path` a file, anything else the text itself.
-/// Text made only of hex digits (spaces, newlines, `:` and `|` allowed) is decoded as hex;
-/// other file or stdin contents are taken as raw bytes.
+/// Text made only of hex digits (spaces, newlines, `:` and `|` allowed, `#` starting a
+/// comment to the end of the line) is decoded as hex; other file or stdin contents are
+/// taken as raw bytes.
 pub fn read_bytes(arg: &str) -> anyhow::Result<Vec<u8>> {
     let (raw, literal) = if arg == "-" {
         let mut v = Vec::new();
@@ -24,7 +25,12 @@ pub fn read_bytes(arg: &str) -> anyhow::Result<Vec<u8>> {
         (arg.as_bytes().to_vec(), true)
     };
     if let Ok(text) = std::str::from_utf8(&raw) {
-        let t = text.trim();
+        let uncommented: String = text
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let t = uncommented.trim();
         let t = t.strip_prefix("0x").unwrap_or(t);
         if let Some(bytes) = from_hex(t) {
             return Ok(bytes);
