@@ -35,6 +35,7 @@ macro_rules! bodies {
     ($(#[$doc:meta])* $enum:ident { $( $variant:ident($key:literal) => $ty:ident, )* }) => {
         $(#[$doc])*
         #[derive(Clone, Debug, PartialEq, serde::Serialize)]
+        #[cfg_attr(feature = "arbitrary", derive(arbitrary::Arbitrary))]
         #[serde(untagged)]
         pub enum $enum {
             $(

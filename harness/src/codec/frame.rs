@@ -68,9 +68,12 @@ impl FrameReader {
         }
     }
 
-    /// Appends bytes read from the stream.
+    /// Appends bytes read from the stream. After a bad size prefix the stream cannot be
+    /// framed any more and further bytes are discarded.
     pub fn push(&mut self, bytes: &[u8]) {
-        self.buf.extend_from_slice(bytes);
+        if !self.failed {
+            self.buf.extend_from_slice(bytes);
+        }
     }
 
     /// Bytes buffered but not yet returned as a frame.

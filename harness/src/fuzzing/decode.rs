@@ -1,7 +1,5 @@
-//! Entry points for the cargo-fuzz targets in `fuzz/`: each target is a few lines that call
-//! one function here, so the logic and its oracles build on stable, run under `cargo test`
-//! (corpus and regression replay) and stay in one place. Every function must return
-//! normally for any input; a panic is a bug the fuzzer reports.
+//! Decoder targets: any bytes as a framed request or response. Oracle: whatever decodes
+//! re-encodes, and the re-encoding decodes to the same message.
 
 use crate::codec::{
     self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers, ResponseBody,
