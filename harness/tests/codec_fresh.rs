@@ -64,53 +64,12 @@ fn assert_same(fresh: &BTreeMap<String, String>, checked_in: &BTreeMap<String, S
     );
 }
 
-/// The exact check: what the generator writes is what is checked in.
+/// The exact check: what the generator writes is what is checked in (rustfmt skips the
+/// generated module, so the two stay byte-identical).
 #[test]
-#[ignore = "BUG: kipcheck-codegen writes unformatted Rust, but the checked-in generated files \
-            are rustfmt-formatted (and .ci/run enforces `cargo fmt --all -- --check`), so the \
-            exact comparison fails for 23 of 24 files; see generated_code_is_up_to_date_modulo_rustfmt"]
 fn generated_code_is_up_to_date() {
     let fresh = kipcheck_codegen::generate(&messages_dir()).expect("generation succeeds");
     assert_same(&fresh, &checked_in());
-}
-
-/// The same check after passing the fresh text through rustfmt (as `cargo fmt` does to the
-/// checked-in files), so that staleness is still caught while the formatting bug stands.
-#[test]
-fn generated_code_is_up_to_date_modulo_rustfmt() {
-    let fresh = kipcheck_codegen::generate(&messages_dir()).expect("generation succeeds");
-    let mut formatted = BTreeMap::new();
-    for (name, text) in fresh {
-        let Some(f) = rustfmt(&text) else {
-            eprintln!("rustfmt is not available; skipping the staleness check");
-            return;
-        };
-        formatted.insert(name, f);
-    }
-    assert_same(&formatted, &checked_in());
-}
-
-/// Formats Rust source with rustfmt (edition 2021, default options), or `None` when rustfmt
-/// cannot be run.
-fn rustfmt(src: &str) -> Option<String> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let rustfmt = std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into());
-    let mut child = Command::new(rustfmt)
-        .args(["--edition", "2021", "--emit", "stdout"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(src.as_bytes()).ok()?;
-    let out = child.wait_with_output().ok()?;
-    assert!(
-        out.status.success(),
-        "rustfmt rejected generated code: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(String::from_utf8(out.stdout).expect("UTF-8"))
 }
 
 #[test]

@@ -448,27 +448,27 @@ fn emit_decode(out: &mut String, msg: &Message, st: &Struct, vis: &str, has_tags
         } else {
             decode_base(&f.ty, &c)
         };
-        let wrap = |e: String| {
-            if f.always_present {
-                e
-            } else {
-                format!("Some({e})")
-            }
+        let assign = if f.always_present {
+            format!(
+                "this.{} = {expr}\n    .map_err(|e| e.field({:?}))?;",
+                f.ident, f.name
+            )
+        } else {
+            format!(
+                "this.{} = Some(\n    {expr}\n        .map_err(|e| e.field({:?}))?,\n);",
+                f.ident, f.name
+            )
         };
-        let assign = format!(
-            "this.{} = {};",
-            f.ident,
-            wrap(format!("{expr}.map_err(|e| e.field({:?}))?", f.name))
-        );
         let regular = regular_cond(f, ctx);
         if regular == "false" {
             // Only ever tagged: set to its default when present; the tagged section may override.
         } else if regular == "true" {
-            let _ = writeln!(out, "        {assign}");
+            out.push_str(&indent(&assign, 8));
         } else {
-            let _ = writeln!(
+            let _ = write!(
                 out,
-                "        if {regular} {{\n            {assign}\n        }}"
+                "        if {regular} {{\n{}        }}\n",
+                indent(&assign, 12)
             );
         }
         if tagged != "false" && !f.always_present {
@@ -496,17 +496,21 @@ fn emit_decode(out: &mut String, msg: &Message, st: &Struct, vis: &str, has_tags
             } else {
                 decode_base(&f.ty, "true")
             };
-            let value = format!("{expr}.map_err(|e| e.field({:?}))?", f.name);
-            let value = if f.always_present {
-                value
+            let value = format!("{expr}\n    .map_err(|e| e.field({:?}))?", f.name);
+            let assign = if f.always_present {
+                format!("this.{} = {value};", f.ident)
             } else {
-                format!("Some({value})")
+                format!(
+                    "this.{} = Some(\n{}\n);",
+                    f.ident,
+                    indent(&value, 4).trim_end()
+                )
             };
-            let _ = writeln!(
+            let _ = write!(
                 arms,
-                "                {}{guard} => {{\n                    this.{} = {value};\n                    Ok(true)\n                }}",
+                "                {}{guard} => {{\n{}                    Ok(true)\n                }}\n",
                 f.tag.unwrap_or_default(),
-                f.ident
+                indent(&assign, 20)
             );
         }
         out.push_str("        if flexible {\n");
@@ -545,9 +549,11 @@ fn emit_encode(out: &mut String, msg: &Message, st: &Struct, vis: &str, has_tags
     let access = |f: &Field| -> String {
         if f.always_present {
             format!("let v = &self.{};", f.ident)
+        } else if is_copy(&f.ty) && !f.nullable_any() {
+            format!("let v = &self.{}.unwrap_or({});", f.ident, value_default(f))
         } else {
             format!(
-                "let d; let v = match &self.{} {{ Some(v) => v, None => {{ d = {}; &d }} }};",
+                "let d;\nlet v = match &self.{} {{\n    Some(v) => v,\n    None => {{\n        d = {};\n        &d\n    }}\n}};",
                 f.ident,
                 value_default(f)
             )
@@ -670,13 +676,17 @@ fn emit_project(out: &mut String, st: &Struct, vis: &str, has_tags: bool) {
             project_value(f, &format!("self.{}", f.ident), true)
         } else {
             let present = cond(f.versions, ctx);
-            format!(
-                "if {present} {{ Some({}) }} else {{ None }}",
+            let inner = if is_copy(&f.ty) && !f.nullable_any() {
+                format!("self.{}.unwrap_or({})", f.ident, value_default(f))
+            } else {
                 project_value(
                     f,
                     &format!("self.{}.as_ref().unwrap_or(&{})", f.ident, value_default(f)),
-                    false
+                    false,
                 )
+            };
+            format!(
+                "if {present} {{\n                Some({inner})\n            }} else {{\n                None\n            }}"
             )
         };
         let _ = writeln!(out, "            {}: {value},", f.ident);

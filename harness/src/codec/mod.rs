@@ -9,6 +9,9 @@ pub(crate) mod dispatch;
 mod error;
 mod error_code;
 mod frame;
+// Generated code is checked in exactly as kipcheck-codegen writes it (the staleness test
+// compares byte for byte), so rustfmt must leave it alone.
+#[rustfmt::skip]
 pub mod generated;
 pub mod limits;
 mod message;

@@ -147,6 +147,12 @@ impl<'a> Reader<'a> {
     /// An unsigned LEB128 varint of at most 5 bytes that fits in 32 bits.
     #[inline]
     pub fn uvarint(&mut self) -> Result<u32, DecodeError> {
+        if let Some(&b) = self.buf.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Ok(u32::from(b));
+            }
+        }
         let start = self.offset();
         let mut value: u64 = 0;
         for i in 0..5 {
@@ -307,7 +313,21 @@ impl<'a> Reader<'a> {
     /// `Ok(false)` when the tag is not known in this version; such fields, and every
     /// unknown tag, are kept as raw bytes. Duplicate tags are rejected; a known field must
     /// use exactly its declared size.
+    #[inline]
     pub fn tagged_fields(
+        &mut self,
+        known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
+    ) -> Result<TaggedFields, DecodeError> {
+        // Almost every section is empty: one zero byte.
+        if self.buf.get(self.pos) == Some(&0) {
+            self.pos += 1;
+            return Ok(TaggedFields::default());
+        }
+        self.tagged_fields_slow(known)
+    }
+
+    #[inline(never)]
+    fn tagged_fields_slow(
         &mut self,
         mut known: impl FnMut(u32, &mut Reader<'a>) -> Result<bool, DecodeError>,
     ) -> Result<TaggedFields, DecodeError> {

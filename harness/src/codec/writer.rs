@@ -89,6 +89,10 @@ pub fn put_uuid(s: &mut impl Sink, v: &Uuid) {
 /// Writes an unsigned LEB128 varint.
 #[inline]
 pub fn put_uvarint(s: &mut impl Sink, mut v: u32) {
+    if v < 0x80 {
+        s.put(&[v as u8]);
+        return;
+    }
     let mut buf = [0u8; 5];
     let mut n = 0;
     loop {
@@ -252,7 +256,22 @@ pub fn put_nullable_struct<S: Sink, T>(
 ///
 /// `is_known` tells which tags the version defines; an unknown field that uses one of them
 /// is refused (it would decode as the known field).
+#[inline]
 pub fn put_tagged_fields(
+    s: &mut impl Sink,
+    known: &[(u32, Vec<u8>)],
+    is_known: impl Fn(u32) -> bool,
+    unknown: &TaggedFields,
+) -> Result<(), EncodeError> {
+    if known.is_empty() && unknown.is_empty() {
+        s.put(&[0]);
+        return Ok(());
+    }
+    put_tagged_fields_slow(s, known, is_known, unknown)
+}
+
+#[inline(never)]
+fn put_tagged_fields_slow(
     s: &mut impl Sink,
     known: &[(u32, Vec<u8>)],
     is_known: impl Fn(u32) -> bool,

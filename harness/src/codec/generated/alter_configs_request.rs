@@ -45,10 +45,10 @@ impl Message for AlterConfigsRequest {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self::default();
-        this.resources = r
-            .array_of(flexible, |r| AlterConfigsResource::decode_body(r, version))
+        this.resources = r.array_of(flexible, |r| AlterConfigsResource::decode_body(r, version))
             .map_err(|e| e.field("Resources"))?;
-        this.validate_only = r.bool().map_err(|e| e.field("ValidateOnly"))?;
+        this.validate_only = r.bool()
+            .map_err(|e| e.field("ValidateOnly"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -60,8 +60,7 @@ impl Message for AlterConfigsRequest {
         let flexible = version >= 2;
         {
             let v = &self.resources;
-            put_array(s, v, flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("Resources"))?;
+            put_array(s, v, flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("Resources"))?;
         }
         {
             let v = &self.validate_only;
@@ -70,10 +69,7 @@ impl Message for AlterConfigsRequest {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -82,11 +78,7 @@ impl Message for AlterConfigsRequest {
     /// ones that were `None` hold their defaults.
     fn project_body(&self, version: i16) -> Self {
         Self {
-            resources: self
-                .resources
-                .iter()
-                .map(|e| e.project_body(version))
-                .collect(),
+            resources: self.resources.iter().map(|e| e.project_body(version)).collect(),
             validate_only: self.validate_only,
             unknown_tagged_fields: self.unknown_tagged_fields.clone(),
         }
@@ -136,10 +128,11 @@ impl AlterConfigsResource {
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self::default();
-        this.resource_type = r.i8().map_err(|e| e.field("ResourceType"))?;
-        this.resource_name = r.string(flexible).map_err(|e| e.field("ResourceName"))?;
-        this.configs = r
-            .array_of(flexible, |r| AlterableConfig::decode_body(r, version))
+        this.resource_type = r.i8()
+            .map_err(|e| e.field("ResourceType"))?;
+        this.resource_name = r.string(flexible)
+            .map_err(|e| e.field("ResourceName"))?;
+        this.configs = r.array_of(flexible, |r| AlterableConfig::decode_body(r, version))
             .map_err(|e| e.field("Configs"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
@@ -160,16 +153,12 @@ impl AlterConfigsResource {
         }
         {
             let v = &self.configs;
-            put_array(s, v, flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("Configs"))?;
+            put_array(s, v, flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("Configs"))?;
         }
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -180,11 +169,7 @@ impl AlterConfigsResource {
         Self {
             resource_type: self.resource_type,
             resource_name: self.resource_name.clone(),
-            configs: self
-                .configs
-                .iter()
-                .map(|e| e.project_body(version))
-                .collect(),
+            configs: self.configs.iter().map(|e| e.project_body(version)).collect(),
             unknown_tagged_fields: self.unknown_tagged_fields.clone(),
         }
     }
@@ -227,8 +212,10 @@ impl AlterableConfig {
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self::default();
-        this.name = r.string(flexible).map_err(|e| e.field("Name"))?;
-        this.value = r.nullable_string(flexible).map_err(|e| e.field("Value"))?;
+        this.name = r.string(flexible)
+            .map_err(|e| e.field("Name"))?;
+        this.value = r.nullable_string(flexible)
+            .map_err(|e| e.field("Value"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -249,10 +236,7 @@ impl AlterableConfig {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }

@@ -18,10 +18,7 @@ pub struct ApiVersionsRequest {
     /// The version of the client.
     ///
     /// Versions: 3-4; ignorable; `None` = absent in this version.
-    #[serde(
-        rename = "ClientSoftwareVersion",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "ClientSoftwareVersion", skip_serializing_if = "Option::is_none")]
     pub client_software_version: Option<String>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
@@ -94,10 +91,7 @@ impl Message for ApiVersionsRequest {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -107,22 +101,12 @@ impl Message for ApiVersionsRequest {
     fn project_body(&self, version: i16) -> Self {
         Self {
             client_software_name: if version >= 3 {
-                Some(
-                    self.client_software_name
-                        .as_ref()
-                        .unwrap_or(&String::new())
-                        .clone(),
-                )
+                Some(self.client_software_name.as_ref().unwrap_or(&String::new()).clone())
             } else {
                 None
             },
             client_software_version: if version >= 3 {
-                Some(
-                    self.client_software_version
-                        .as_ref()
-                        .unwrap_or(&String::new())
-                        .clone(),
-                )
+                Some(self.client_software_version.as_ref().unwrap_or(&String::new()).clone())
             } else {
                 None
             },

@@ -33,10 +33,7 @@ pub struct ApiVersionsResponse {
     /// The monotonically increasing epoch for the finalized features information. Valid values are >= 0. A value of -1 is special and represents unknown epoch.
     ///
     /// Versions: 3-4; tagged: 3-4 (tag 1); default: -1; ignorable; `None` = absent in this version.
-    #[serde(
-        rename = "FinalizedFeaturesEpoch",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "FinalizedFeaturesEpoch", skip_serializing_if = "Option::is_none")]
     pub finalized_features_epoch: Option<i64>,
     /// List of cluster-wide finalized features. The information is valid only if FinalizedFeaturesEpoch >= 0.
     ///
@@ -78,12 +75,15 @@ impl Message for ApiVersionsResponse {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let mut this = Self::default();
-        this.error_code = r.i16().map_err(|e| e.field("ErrorCode"))?;
-        this.api_keys = r
-            .array_of(flexible, |r| ApiVersion::decode_body(r, version))
+        this.error_code = r.i16()
+            .map_err(|e| e.field("ErrorCode"))?;
+        this.api_keys = r.array_of(flexible, |r| ApiVersion::decode_body(r, version))
             .map_err(|e| e.field("ApiKeys"))?;
         if version >= 1 {
-            this.throttle_time_ms = Some(r.i32().map_err(|e| e.field("ThrottleTimeMs"))?);
+            this.throttle_time_ms = Some(
+                r.i32()
+                    .map_err(|e| e.field("ThrottleTimeMs"))?,
+            );
         }
         if version >= 3 {
             this.supported_features = Some(Vec::new());
@@ -102,25 +102,29 @@ impl Message for ApiVersionsResponse {
                 0 if version >= 3 => {
                     this.supported_features = Some(
                         r.array_of(true, |r| SupportedFeatureKey::decode_body(r, version))
-                            .map_err(|e| e.field("SupportedFeatures"))?,
+                            .map_err(|e| e.field("SupportedFeatures"))?
                     );
                     Ok(true)
                 }
                 1 if version >= 3 => {
-                    this.finalized_features_epoch =
-                        Some(r.i64().map_err(|e| e.field("FinalizedFeaturesEpoch"))?);
+                    this.finalized_features_epoch = Some(
+                        r.i64()
+                            .map_err(|e| e.field("FinalizedFeaturesEpoch"))?
+                    );
                     Ok(true)
                 }
                 2 if version >= 3 => {
                     this.finalized_features = Some(
                         r.array_of(true, |r| FinalizedFeatureKey::decode_body(r, version))
-                            .map_err(|e| e.field("FinalizedFeatures"))?,
+                            .map_err(|e| e.field("FinalizedFeatures"))?
                     );
                     Ok(true)
                 }
                 3 if version >= 3 => {
-                    this.zk_migration_ready =
-                        Some(r.bool().map_err(|e| e.field("ZkMigrationReady"))?);
+                    this.zk_migration_ready = Some(
+                        r.bool()
+                            .map_err(|e| e.field("ZkMigrationReady"))?
+                    );
                     Ok(true)
                 }
                 _ => Ok(false),
@@ -139,18 +143,10 @@ impl Message for ApiVersionsResponse {
         }
         {
             let v = &self.api_keys;
-            put_array(s, v, flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("ApiKeys"))?;
+            put_array(s, v, flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("ApiKeys"))?;
         }
         if version >= 1 {
-            let d;
-            let v = match &self.throttle_time_ms {
-                Some(v) => v,
-                None => {
-                    d = 0;
-                    &d
-                }
-            };
+            let v = &self.throttle_time_ms.unwrap_or(0);
             put_i32(s, *v);
         }
         if flexible {
@@ -168,21 +164,13 @@ impl Message for ApiVersionsResponse {
                     let mut b = Vec::new();
                     {
                         let s = &mut b;
-                        put_array(s, v, true, |s, e| e.encode_body(s, version))
-                            .map_err(|e| e.within("SupportedFeatures"))?;
+                        put_array(s, v, true, |s, e| e.encode_body(s, version)).map_err(|e| e.within("SupportedFeatures"))?;
                     }
                     tagged.push((0, b));
                 }
             }
             if version >= 3 {
-                let d;
-                let v = match &self.finalized_features_epoch {
-                    Some(v) => v,
-                    None => {
-                        d = -1;
-                        &d
-                    }
-                };
+                let v = &self.finalized_features_epoch.unwrap_or(-1);
                 if *v != -1 {
                     let mut b = Vec::new();
                     {
@@ -205,21 +193,13 @@ impl Message for ApiVersionsResponse {
                     let mut b = Vec::new();
                     {
                         let s = &mut b;
-                        put_array(s, v, true, |s, e| e.encode_body(s, version))
-                            .map_err(|e| e.within("FinalizedFeatures"))?;
+                        put_array(s, v, true, |s, e| e.encode_body(s, version)).map_err(|e| e.within("FinalizedFeatures"))?;
                     }
                     tagged.push((2, b));
                 }
             }
             if version >= 3 {
-                let d;
-                let v = match &self.zk_migration_ready {
-                    Some(v) => v,
-                    None => {
-                        d = false;
-                        &d
-                    }
-                };
+                let v = &self.zk_migration_ready.unwrap_or(false);
                 if *v {
                     let mut b = Vec::new();
                     {
@@ -238,10 +218,7 @@ impl Message for ApiVersionsResponse {
             };
             put_tagged_fields(s, &tagged, known, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -251,47 +228,29 @@ impl Message for ApiVersionsResponse {
     fn project_body(&self, version: i16) -> Self {
         Self {
             error_code: self.error_code,
-            api_keys: self
-                .api_keys
-                .iter()
-                .map(|e| e.project_body(version))
-                .collect(),
+            api_keys: self.api_keys.iter().map(|e| e.project_body(version)).collect(),
             throttle_time_ms: if version >= 1 {
-                Some(*self.throttle_time_ms.as_ref().unwrap_or(&0))
+                Some(self.throttle_time_ms.unwrap_or(0))
             } else {
                 None
             },
             supported_features: if version >= 3 {
-                Some(
-                    self.supported_features
-                        .as_ref()
-                        .unwrap_or(&Vec::new())
-                        .iter()
-                        .map(|e| e.project_body(version))
-                        .collect(),
-                )
+                Some(self.supported_features.as_ref().unwrap_or(&Vec::new()).iter().map(|e| e.project_body(version)).collect())
             } else {
                 None
             },
             finalized_features_epoch: if version >= 3 {
-                Some(*self.finalized_features_epoch.as_ref().unwrap_or(&-1))
+                Some(self.finalized_features_epoch.unwrap_or(-1))
             } else {
                 None
             },
             finalized_features: if version >= 3 {
-                Some(
-                    self.finalized_features
-                        .as_ref()
-                        .unwrap_or(&Vec::new())
-                        .iter()
-                        .map(|e| e.project_body(version))
-                        .collect(),
-                )
+                Some(self.finalized_features.as_ref().unwrap_or(&Vec::new()).iter().map(|e| e.project_body(version)).collect())
             } else {
                 None
             },
             zk_migration_ready: if version >= 3 {
-                Some(*self.zk_migration_ready.as_ref().unwrap_or(&false))
+                Some(self.zk_migration_ready.unwrap_or(false))
             } else {
                 None
             },
@@ -343,9 +302,12 @@ impl ApiVersion {
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let mut this = Self::default();
-        this.api_key = r.i16().map_err(|e| e.field("ApiKey"))?;
-        this.min_version = r.i16().map_err(|e| e.field("MinVersion"))?;
-        this.max_version = r.i16().map_err(|e| e.field("MaxVersion"))?;
+        this.api_key = r.i16()
+            .map_err(|e| e.field("ApiKey"))?;
+        this.min_version = r.i16()
+            .map_err(|e| e.field("MinVersion"))?;
+        this.max_version = r.i16()
+            .map_err(|e| e.field("MaxVersion"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -370,10 +332,7 @@ impl ApiVersion {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -433,9 +392,12 @@ impl SupportedFeatureKey {
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.name = r.string(flexible).map_err(|e| e.field("Name"))?;
-        this.min_version = r.i16().map_err(|e| e.field("MinVersion"))?;
-        this.max_version = r.i16().map_err(|e| e.field("MaxVersion"))?;
+        this.name = r.string(flexible)
+            .map_err(|e| e.field("Name"))?;
+        this.min_version = r.i16()
+            .map_err(|e| e.field("MinVersion"))?;
+        this.max_version = r.i16()
+            .map_err(|e| e.field("MaxVersion"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -460,10 +422,7 @@ impl SupportedFeatureKey {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -523,9 +482,12 @@ impl FinalizedFeatureKey {
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.name = r.string(flexible).map_err(|e| e.field("Name"))?;
-        this.max_version_level = r.i16().map_err(|e| e.field("MaxVersionLevel"))?;
-        this.min_version_level = r.i16().map_err(|e| e.field("MinVersionLevel"))?;
+        this.name = r.string(flexible)
+            .map_err(|e| e.field("Name"))?;
+        this.max_version_level = r.i16()
+            .map_err(|e| e.field("MaxVersionLevel"))?;
+        this.min_version_level = r.i16()
+            .map_err(|e| e.field("MinVersionLevel"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -550,10 +512,7 @@ impl FinalizedFeatureKey {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }

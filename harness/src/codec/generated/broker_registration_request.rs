@@ -43,10 +43,7 @@ pub struct BrokerRegistrationRequest {
     /// If the required configurations for ZK migration are present, this value is set to true.
     ///
     /// Versions: 1-6; default: false; `None` = absent in this version.
-    #[serde(
-        rename = "IsMigratingZkBroker",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "IsMigratingZkBroker", skip_serializing_if = "Option::is_none")]
     pub is_migrating_zk_broker: Option<bool>,
     /// Log directories configured in this broker which are available.
     ///
@@ -56,10 +53,7 @@ pub struct BrokerRegistrationRequest {
     /// The epoch before a clean shutdown.
     ///
     /// Versions: 3-6; default: -1; ignorable; `None` = absent in this version.
-    #[serde(
-        rename = "PreviousBrokerEpoch",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "PreviousBrokerEpoch", skip_serializing_if = "Option::is_none")]
     pub previous_broker_epoch: Option<i64>,
     /// Log directories that are cordoned.
     ///
@@ -105,19 +99,23 @@ impl Message for BrokerRegistrationRequest {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.broker_id = r.i32().map_err(|e| e.field("BrokerId"))?;
-        this.cluster_id = r.string(flexible).map_err(|e| e.field("ClusterId"))?;
-        this.incarnation_id = r.uuid().map_err(|e| e.field("IncarnationId"))?;
-        this.listeners = r
-            .array_of(flexible, |r| Listener::decode_body(r, version))
+        this.broker_id = r.i32()
+            .map_err(|e| e.field("BrokerId"))?;
+        this.cluster_id = r.string(flexible)
+            .map_err(|e| e.field("ClusterId"))?;
+        this.incarnation_id = r.uuid()
+            .map_err(|e| e.field("IncarnationId"))?;
+        this.listeners = r.array_of(flexible, |r| Listener::decode_body(r, version))
             .map_err(|e| e.field("Listeners"))?;
-        this.features = r
-            .array_of(flexible, |r| Feature::decode_body(r, version))
+        this.features = r.array_of(flexible, |r| Feature::decode_body(r, version))
             .map_err(|e| e.field("Features"))?;
-        this.rack = r.nullable_string(flexible).map_err(|e| e.field("Rack"))?;
+        this.rack = r.nullable_string(flexible)
+            .map_err(|e| e.field("Rack"))?;
         if version >= 1 {
-            this.is_migrating_zk_broker =
-                Some(r.bool().map_err(|e| e.field("IsMigratingZkBroker"))?);
+            this.is_migrating_zk_broker = Some(
+                r.bool()
+                    .map_err(|e| e.field("IsMigratingZkBroker"))?,
+            );
         }
         if version >= 2 {
             this.log_dirs = Some(
@@ -126,7 +124,10 @@ impl Message for BrokerRegistrationRequest {
             );
         }
         if version >= 3 {
-            this.previous_broker_epoch = Some(r.i64().map_err(|e| e.field("PreviousBrokerEpoch"))?);
+            this.previous_broker_epoch = Some(
+                r.i64()
+                    .map_err(|e| e.field("PreviousBrokerEpoch"))?,
+            );
         }
         if version >= 5 {
             this.cordoned_log_dirs = Some(Vec::new());
@@ -142,7 +143,7 @@ impl Message for BrokerRegistrationRequest {
                 0 if version >= 5 => {
                     this.cordoned_log_dirs = Some(
                         r.array_of(true, |r| r.uuid())
-                            .map_err(|e| e.field("CordonedLogDirs"))?,
+                            .map_err(|e| e.field("CordonedLogDirs"))?
                     );
                     Ok(true)
                 }
@@ -170,36 +171,24 @@ impl Message for BrokerRegistrationRequest {
         }
         {
             let v = &self.listeners;
-            put_array(s, v, flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("Listeners"))?;
+            put_array(s, v, flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("Listeners"))?;
         }
         {
             let v = &self.features;
-            put_array(s, v, flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("Features"))?;
+            put_array(s, v, flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("Features"))?;
         }
         {
             let v = &self.rack;
             put_nullable_string(s, v.as_deref(), flexible).map_err(|e| e.within("Rack"))?;
         }
         if version >= 1 {
-            let d;
-            let v = match &self.is_migrating_zk_broker {
-                Some(v) => v,
-                None => {
-                    d = false;
-                    &d
-                }
-            };
+            let v = &self.is_migrating_zk_broker.unwrap_or(false);
             put_bool(s, *v);
         }
         if version < 1 {
             if let Some(v) = &self.is_migrating_zk_broker {
                 if *v {
-                    return Err(EncodeError::FieldNotAvailable {
-                        field: "IsMigratingZkBroker".into(),
-                        version,
-                    });
+                    return Err(EncodeError::FieldNotAvailable { field: "IsMigratingZkBroker".into(), version });
                 }
             }
         }
@@ -212,30 +201,16 @@ impl Message for BrokerRegistrationRequest {
                     &d
                 }
             };
-            put_array(s, v, flexible, |s, e| {
-                put_uuid(s, e);
-                Ok(())
-            })
-            .map_err(|e| e.within("LogDirs"))?;
+            put_array(s, v, flexible, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("LogDirs"))?;
         }
         if version >= 3 {
-            let d;
-            let v = match &self.previous_broker_epoch {
-                Some(v) => v,
-                None => {
-                    d = -1;
-                    &d
-                }
-            };
+            let v = &self.previous_broker_epoch.unwrap_or(-1);
             put_i64(s, *v);
         }
         if version < 5 {
             if let Some(v) = &self.cordoned_log_dirs {
                 if !v.is_empty() {
-                    return Err(EncodeError::FieldNotAvailable {
-                        field: "CordonedLogDirs".into(),
-                        version,
-                    });
+                    return Err(EncodeError::FieldNotAvailable { field: "CordonedLogDirs".into(), version });
                 }
             }
         }
@@ -248,16 +223,12 @@ impl Message for BrokerRegistrationRequest {
                     &d
                 }
             };
-            put_array(s, v, flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("StaticConfigs"))?;
+            put_array(s, v, flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("StaticConfigs"))?;
         }
         if version < 6 {
             if let Some(v) = &self.static_configs {
                 if !v.is_empty() {
-                    return Err(EncodeError::FieldNotAvailable {
-                        field: "StaticConfigs".into(),
-                        version,
-                    });
+                    return Err(EncodeError::FieldNotAvailable { field: "StaticConfigs".into(), version });
                 }
             }
         }
@@ -276,11 +247,7 @@ impl Message for BrokerRegistrationRequest {
                     let mut b = Vec::new();
                     {
                         let s = &mut b;
-                        put_array(s, v, true, |s, e| {
-                            put_uuid(s, e);
-                            Ok(())
-                        })
-                        .map_err(|e| e.within("CordonedLogDirs"))?;
+                        put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("CordonedLogDirs"))?;
                     }
                     tagged.push((0, b));
                 }
@@ -291,10 +258,7 @@ impl Message for BrokerRegistrationRequest {
             };
             put_tagged_fields(s, &tagged, known, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -306,19 +270,11 @@ impl Message for BrokerRegistrationRequest {
             broker_id: self.broker_id,
             cluster_id: self.cluster_id.clone(),
             incarnation_id: self.incarnation_id,
-            listeners: self
-                .listeners
-                .iter()
-                .map(|e| e.project_body(version))
-                .collect(),
-            features: self
-                .features
-                .iter()
-                .map(|e| e.project_body(version))
-                .collect(),
+            listeners: self.listeners.iter().map(|e| e.project_body(version)).collect(),
+            features: self.features.iter().map(|e| e.project_body(version)).collect(),
             rack: self.rack.clone(),
             is_migrating_zk_broker: if version >= 1 {
-                Some(*self.is_migrating_zk_broker.as_ref().unwrap_or(&false))
+                Some(self.is_migrating_zk_broker.unwrap_or(false))
             } else {
                 None
             },
@@ -328,29 +284,17 @@ impl Message for BrokerRegistrationRequest {
                 None
             },
             previous_broker_epoch: if version >= 3 {
-                Some(*self.previous_broker_epoch.as_ref().unwrap_or(&-1))
+                Some(self.previous_broker_epoch.unwrap_or(-1))
             } else {
                 None
             },
             cordoned_log_dirs: if version >= 5 {
-                Some(
-                    self.cordoned_log_dirs
-                        .as_ref()
-                        .unwrap_or(&Vec::new())
-                        .clone(),
-                )
+                Some(self.cordoned_log_dirs.as_ref().unwrap_or(&Vec::new()).clone())
             } else {
                 None
             },
             static_configs: if version >= 6 {
-                Some(
-                    self.static_configs
-                        .as_ref()
-                        .unwrap_or(&Vec::new())
-                        .iter()
-                        .map(|e| e.project_body(version))
-                        .collect(),
-                )
+                Some(self.static_configs.as_ref().unwrap_or(&Vec::new()).iter().map(|e| e.project_body(version)).collect())
             } else {
                 None
             },
@@ -408,10 +352,14 @@ impl Listener {
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.name = r.string(flexible).map_err(|e| e.field("Name"))?;
-        this.host = r.string(flexible).map_err(|e| e.field("Host"))?;
-        this.port = r.u16().map_err(|e| e.field("Port"))?;
-        this.security_protocol = r.i16().map_err(|e| e.field("SecurityProtocol"))?;
+        this.name = r.string(flexible)
+            .map_err(|e| e.field("Name"))?;
+        this.host = r.string(flexible)
+            .map_err(|e| e.field("Host"))?;
+        this.port = r.u16()
+            .map_err(|e| e.field("Port"))?;
+        this.security_protocol = r.i16()
+            .map_err(|e| e.field("SecurityProtocol"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -440,10 +388,7 @@ impl Listener {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -504,9 +449,12 @@ impl Feature {
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.name = r.string(flexible).map_err(|e| e.field("Name"))?;
-        this.min_supported_version = r.i16().map_err(|e| e.field("MinSupportedVersion"))?;
-        this.max_supported_version = r.i16().map_err(|e| e.field("MaxSupportedVersion"))?;
+        this.name = r.string(flexible)
+            .map_err(|e| e.field("Name"))?;
+        this.min_supported_version = r.i16()
+            .map_err(|e| e.field("MinSupportedVersion"))?;
+        this.max_supported_version = r.i16()
+            .map_err(|e| e.field("MaxSupportedVersion"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -531,10 +479,7 @@ impl Feature {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -588,8 +533,10 @@ impl StaticConfig {
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.name = r.string(flexible).map_err(|e| e.field("Name"))?;
-        this.value = r.nullable_string(flexible).map_err(|e| e.field("Value"))?;
+        this.name = r.string(flexible)
+            .map_err(|e| e.field("Name"))?;
+        this.value = r.nullable_string(flexible)
+            .map_err(|e| e.field("Value"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -610,10 +557,7 @@ impl StaticConfig {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }

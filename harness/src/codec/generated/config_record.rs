@@ -57,10 +57,14 @@ impl Message for ConfigRecord {
     fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.resource_type = r.i8().map_err(|e| e.field("ResourceType"))?;
-        this.resource_name = r.string(flexible).map_err(|e| e.field("ResourceName"))?;
-        this.name = r.string(flexible).map_err(|e| e.field("Name"))?;
-        this.value = r.nullable_string(flexible).map_err(|e| e.field("Value"))?;
+        this.resource_type = r.i8()
+            .map_err(|e| e.field("ResourceType"))?;
+        this.resource_name = r.string(flexible)
+            .map_err(|e| e.field("ResourceName"))?;
+        this.name = r.string(flexible)
+            .map_err(|e| e.field("Name"))?;
+        this.value = r.nullable_string(flexible)
+            .map_err(|e| e.field("Value"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -89,10 +93,7 @@ impl Message for ConfigRecord {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }

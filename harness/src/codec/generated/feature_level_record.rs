@@ -45,8 +45,10 @@ impl Message for FeatureLevelRecord {
     fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.name = r.string(flexible).map_err(|e| e.field("Name"))?;
-        this.feature_level = r.i16().map_err(|e| e.field("FeatureLevel"))?;
+        this.name = r.string(flexible)
+            .map_err(|e| e.field("Name"))?;
+        this.feature_level = r.i16()
+            .map_err(|e| e.field("FeatureLevel"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -67,10 +69,7 @@ impl Message for FeatureLevelRecord {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }

@@ -39,7 +39,8 @@ impl Message for GetTelemetrySubscriptionsRequest {
     fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.client_instance_id = r.uuid().map_err(|e| e.field("ClientInstanceId"))?;
+        this.client_instance_id = r.uuid()
+            .map_err(|e| e.field("ClientInstanceId"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -56,10 +57,7 @@ impl Message for GetTelemetrySubscriptionsRequest {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }

@@ -87,18 +87,23 @@ impl Message for GetTelemetrySubscriptionsResponse {
     fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.throttle_time_ms = r.i32().map_err(|e| e.field("ThrottleTimeMs"))?;
-        this.error_code = r.i16().map_err(|e| e.field("ErrorCode"))?;
-        this.client_instance_id = r.uuid().map_err(|e| e.field("ClientInstanceId"))?;
-        this.subscription_id = r.i32().map_err(|e| e.field("SubscriptionId"))?;
-        this.accepted_compression_types = r
-            .array_of(flexible, |r| r.i8())
+        this.throttle_time_ms = r.i32()
+            .map_err(|e| e.field("ThrottleTimeMs"))?;
+        this.error_code = r.i16()
+            .map_err(|e| e.field("ErrorCode"))?;
+        this.client_instance_id = r.uuid()
+            .map_err(|e| e.field("ClientInstanceId"))?;
+        this.subscription_id = r.i32()
+            .map_err(|e| e.field("SubscriptionId"))?;
+        this.accepted_compression_types = r.array_of(flexible, |r| r.i8())
             .map_err(|e| e.field("AcceptedCompressionTypes"))?;
-        this.push_interval_ms = r.i32().map_err(|e| e.field("PushIntervalMs"))?;
-        this.telemetry_max_bytes = r.i32().map_err(|e| e.field("TelemetryMaxBytes"))?;
-        this.delta_temporality = r.bool().map_err(|e| e.field("DeltaTemporality"))?;
-        this.requested_metrics = r
-            .array_of(flexible, |r| r.string(flexible))
+        this.push_interval_ms = r.i32()
+            .map_err(|e| e.field("PushIntervalMs"))?;
+        this.telemetry_max_bytes = r.i32()
+            .map_err(|e| e.field("TelemetryMaxBytes"))?;
+        this.delta_temporality = r.bool()
+            .map_err(|e| e.field("DeltaTemporality"))?;
+        this.requested_metrics = r.array_of(flexible, |r| r.string(flexible))
             .map_err(|e| e.field("RequestedMetrics"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
@@ -127,11 +132,7 @@ impl Message for GetTelemetrySubscriptionsResponse {
         }
         {
             let v = &self.accepted_compression_types;
-            put_array(s, v, flexible, |s, e| {
-                put_i8(s, *e);
-                Ok(())
-            })
-            .map_err(|e| e.within("AcceptedCompressionTypes"))?;
+            put_array(s, v, flexible, |s, e| { put_i8(s, *e); Ok(()) }).map_err(|e| e.within("AcceptedCompressionTypes"))?;
         }
         {
             let v = &self.push_interval_ms;
@@ -147,16 +148,12 @@ impl Message for GetTelemetrySubscriptionsResponse {
         }
         {
             let v = &self.requested_metrics;
-            put_array(s, v, flexible, |s, e| put_string(s, e, flexible))
-                .map_err(|e| e.within("RequestedMetrics"))?;
+            put_array(s, v, flexible, |s, e| put_string(s, e, flexible)).map_err(|e| e.within("RequestedMetrics"))?;
         }
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }

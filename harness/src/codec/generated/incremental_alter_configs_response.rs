@@ -45,11 +45,9 @@ impl Message for IncrementalAlterConfigsResponse {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self::default();
-        this.throttle_time_ms = r.i32().map_err(|e| e.field("ThrottleTimeMs"))?;
-        this.responses = r
-            .array_of(flexible, |r| {
-                AlterConfigsResourceResponse::decode_body(r, version)
-            })
+        this.throttle_time_ms = r.i32()
+            .map_err(|e| e.field("ThrottleTimeMs"))?;
+        this.responses = r.array_of(flexible, |r| AlterConfigsResourceResponse::decode_body(r, version))
             .map_err(|e| e.field("Responses"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
@@ -66,16 +64,12 @@ impl Message for IncrementalAlterConfigsResponse {
         }
         {
             let v = &self.responses;
-            put_array(s, v, flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("Responses"))?;
+            put_array(s, v, flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("Responses"))?;
         }
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -85,11 +79,7 @@ impl Message for IncrementalAlterConfigsResponse {
     fn project_body(&self, version: i16) -> Self {
         Self {
             throttle_time_ms: self.throttle_time_ms,
-            responses: self
-                .responses
-                .iter()
-                .map(|e| e.project_body(version))
-                .collect(),
+            responses: self.responses.iter().map(|e| e.project_body(version)).collect(),
             unknown_tagged_fields: self.unknown_tagged_fields.clone(),
         }
     }
@@ -144,12 +134,14 @@ impl AlterConfigsResourceResponse {
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self::default();
-        this.error_code = r.i16().map_err(|e| e.field("ErrorCode"))?;
-        this.error_message = r
-            .nullable_string(flexible)
+        this.error_code = r.i16()
+            .map_err(|e| e.field("ErrorCode"))?;
+        this.error_message = r.nullable_string(flexible)
             .map_err(|e| e.field("ErrorMessage"))?;
-        this.resource_type = r.i8().map_err(|e| e.field("ResourceType"))?;
-        this.resource_name = r.string(flexible).map_err(|e| e.field("ResourceName"))?;
+        this.resource_type = r.i8()
+            .map_err(|e| e.field("ResourceType"))?;
+        this.resource_name = r.string(flexible)
+            .map_err(|e| e.field("ResourceName"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -178,10 +170,7 @@ impl AlterConfigsResourceResponse {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }

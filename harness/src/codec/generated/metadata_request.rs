@@ -23,18 +23,12 @@ pub struct MetadataRequest {
     /// Whether to include cluster authorized operations.
     ///
     /// Versions: 8-10; `None` = absent in this version.
-    #[serde(
-        rename = "IncludeClusterAuthorizedOperations",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "IncludeClusterAuthorizedOperations", skip_serializing_if = "Option::is_none")]
     pub include_cluster_authorized_operations: Option<bool>,
     /// Whether to include topic authorized operations.
     ///
     /// Versions: 8-13; `None` = absent in this version.
-    #[serde(
-        rename = "IncludeTopicAuthorizedOperations",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "IncludeTopicAuthorizedOperations", skip_serializing_if = "Option::is_none")]
     pub include_topic_authorized_operations: Option<bool>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
@@ -63,10 +57,10 @@ impl Message for MetadataRequest {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let mut this = Self::default();
-        this.topics = r
-            .nullable_array(flexible, |r| MetadataRequestTopic::decode_body(r, version))
+        this.topics = r.nullable_array(flexible, |r| MetadataRequestTopic::decode_body(r, version))
             .map_err(|e| e.field("Topics"))?;
-        this.allow_auto_topic_creation = r.bool().map_err(|e| e.field("AllowAutoTopicCreation"))?;
+        this.allow_auto_topic_creation = r.bool()
+            .map_err(|e| e.field("AllowAutoTopicCreation"))?;
         if (8..=10).contains(&version) {
             this.include_cluster_authorized_operations = Some(
                 r.bool()
@@ -90,62 +84,38 @@ impl Message for MetadataRequest {
         let flexible = version >= 9;
         {
             let v = &self.topics;
-            put_nullable_array(s, v.as_deref(), flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("Topics"))?;
+            put_nullable_array(s, v.as_deref(), flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("Topics"))?;
         }
         {
             let v = &self.allow_auto_topic_creation;
             put_bool(s, *v);
         }
         if (8..=10).contains(&version) {
-            let d;
-            let v = match &self.include_cluster_authorized_operations {
-                Some(v) => v,
-                None => {
-                    d = false;
-                    &d
-                }
-            };
+            let v = &self.include_cluster_authorized_operations.unwrap_or(false);
             put_bool(s, *v);
         }
         if !(8..=10).contains(&version) {
             if let Some(v) = &self.include_cluster_authorized_operations {
                 if *v {
-                    return Err(EncodeError::FieldNotAvailable {
-                        field: "IncludeClusterAuthorizedOperations".into(),
-                        version,
-                    });
+                    return Err(EncodeError::FieldNotAvailable { field: "IncludeClusterAuthorizedOperations".into(), version });
                 }
             }
         }
         if version >= 8 {
-            let d;
-            let v = match &self.include_topic_authorized_operations {
-                Some(v) => v,
-                None => {
-                    d = false;
-                    &d
-                }
-            };
+            let v = &self.include_topic_authorized_operations.unwrap_or(false);
             put_bool(s, *v);
         }
         if version < 8 {
             if let Some(v) = &self.include_topic_authorized_operations {
                 if *v {
-                    return Err(EncodeError::FieldNotAvailable {
-                        field: "IncludeTopicAuthorizedOperations".into(),
-                        version,
-                    });
+                    return Err(EncodeError::FieldNotAvailable { field: "IncludeTopicAuthorizedOperations".into(), version });
                 }
             }
         }
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -154,28 +124,15 @@ impl Message for MetadataRequest {
     /// ones that were `None` hold their defaults.
     fn project_body(&self, version: i16) -> Self {
         Self {
-            topics: self
-                .topics
-                .as_ref()
-                .map(|x| x.iter().map(|e| e.project_body(version)).collect()),
+            topics: self.topics.as_ref().map(|x| x.iter().map(|e| e.project_body(version)).collect()),
             allow_auto_topic_creation: self.allow_auto_topic_creation,
             include_cluster_authorized_operations: if (8..=10).contains(&version) {
-                Some(
-                    *self
-                        .include_cluster_authorized_operations
-                        .as_ref()
-                        .unwrap_or(&false),
-                )
+                Some(self.include_cluster_authorized_operations.unwrap_or(false))
             } else {
                 None
             },
             include_topic_authorized_operations: if version >= 8 {
-                Some(
-                    *self
-                        .include_topic_authorized_operations
-                        .as_ref()
-                        .unwrap_or(&false),
-                )
+                Some(self.include_topic_authorized_operations.unwrap_or(false))
             } else {
                 None
             },
@@ -222,14 +179,13 @@ impl MetadataRequestTopic {
         let flexible = version >= 9;
         let mut this = Self::default();
         if version >= 10 {
-            this.topic_id = Some(r.uuid().map_err(|e| e.field("TopicId"))?);
+            this.topic_id = Some(
+                r.uuid()
+                    .map_err(|e| e.field("TopicId"))?,
+            );
         }
-        this.name = if version >= 10 {
-            r.nullable_string(flexible)
-        } else {
-            r.string(flexible).map(Some)
-        }
-        .map_err(|e| e.field("Name"))?;
+        this.name = if version >= 10 { r.nullable_string(flexible) } else { r.string(flexible).map(Some) }
+            .map_err(|e| e.field("Name"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -240,33 +196,18 @@ impl MetadataRequestTopic {
     pub fn encode_body<S: Sink>(&self, s: &mut S, version: i16) -> Result<(), EncodeError> {
         let flexible = version >= 9;
         if version >= 10 {
-            let d;
-            let v = match &self.topic_id {
-                Some(v) => v,
-                None => {
-                    d = Uuid::ZERO;
-                    &d
-                }
-            };
+            let v = &self.topic_id.unwrap_or(Uuid::ZERO);
             put_uuid(s, v);
         }
         {
             let v = &self.name;
-            if version < 10 && v.is_none() {
-                return Err(EncodeError::NullNotAllowed {
-                    field: "Name".into(),
-                    version,
-                });
-            }
+            if version < 10 && v.is_none() { return Err(EncodeError::NullNotAllowed { field: "Name".into(), version }); }
             put_nullable_string(s, v.as_deref(), flexible).map_err(|e| e.within("Name"))?;
         }
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -276,7 +217,7 @@ impl MetadataRequestTopic {
     pub fn project_body(&self, version: i16) -> Self {
         Self {
             topic_id: if version >= 10 {
-                Some(*self.topic_id.as_ref().unwrap_or(&Uuid::ZERO))
+                Some(self.topic_id.unwrap_or(Uuid::ZERO))
             } else {
                 None
             },

@@ -38,10 +38,7 @@ pub struct MetadataResponse {
     /// 32-bit bitfield to represent authorized operations for this cluster.
     ///
     /// Versions: 8-10; default: -2147483648; `None` = absent in this version.
-    #[serde(
-        rename = "ClusterAuthorizedOperations",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "ClusterAuthorizedOperations", skip_serializing_if = "Option::is_none")]
     pub cluster_authorized_operations: Option<i32>,
     /// The top-level error code, or 0 if there was no error.
     ///
@@ -78,18 +75,15 @@ impl Message for MetadataResponse {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let mut this = Self::default();
-        this.throttle_time_ms = r.i32().map_err(|e| e.field("ThrottleTimeMs"))?;
-        this.brokers = r
-            .array_of(flexible, |r| {
-                MetadataResponseBroker::decode_body(r, version)
-            })
+        this.throttle_time_ms = r.i32()
+            .map_err(|e| e.field("ThrottleTimeMs"))?;
+        this.brokers = r.array_of(flexible, |r| MetadataResponseBroker::decode_body(r, version))
             .map_err(|e| e.field("Brokers"))?;
-        this.cluster_id = r
-            .nullable_string(flexible)
+        this.cluster_id = r.nullable_string(flexible)
             .map_err(|e| e.field("ClusterId"))?;
-        this.controller_id = r.i32().map_err(|e| e.field("ControllerId"))?;
-        this.topics = r
-            .array_of(flexible, |r| MetadataResponseTopic::decode_body(r, version))
+        this.controller_id = r.i32()
+            .map_err(|e| e.field("ControllerId"))?;
+        this.topics = r.array_of(flexible, |r| MetadataResponseTopic::decode_body(r, version))
             .map_err(|e| e.field("Topics"))?;
         if (8..=10).contains(&version) {
             this.cluster_authorized_operations = Some(
@@ -98,7 +92,10 @@ impl Message for MetadataResponse {
             );
         }
         if version >= 13 {
-            this.error_code = Some(r.i16().map_err(|e| e.field("ErrorCode"))?);
+            this.error_code = Some(
+                r.i16()
+                    .map_err(|e| e.field("ErrorCode"))?,
+            );
         }
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
@@ -115,8 +112,7 @@ impl Message for MetadataResponse {
         }
         {
             let v = &self.brokers;
-            put_array(s, v, flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("Brokers"))?;
+            put_array(s, v, flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("Brokers"))?;
         }
         {
             let v = &self.cluster_id;
@@ -128,48 +124,27 @@ impl Message for MetadataResponse {
         }
         {
             let v = &self.topics;
-            put_array(s, v, flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("Topics"))?;
+            put_array(s, v, flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("Topics"))?;
         }
         if (8..=10).contains(&version) {
-            let d;
-            let v = match &self.cluster_authorized_operations {
-                Some(v) => v,
-                None => {
-                    d = -2147483648;
-                    &d
-                }
-            };
+            let v = &self.cluster_authorized_operations.unwrap_or(-2147483648);
             put_i32(s, *v);
         }
         if !(8..=10).contains(&version) {
             if let Some(v) = &self.cluster_authorized_operations {
                 if *v != -2147483648 {
-                    return Err(EncodeError::FieldNotAvailable {
-                        field: "ClusterAuthorizedOperations".into(),
-                        version,
-                    });
+                    return Err(EncodeError::FieldNotAvailable { field: "ClusterAuthorizedOperations".into(), version });
                 }
             }
         }
         if version >= 13 {
-            let d;
-            let v = match &self.error_code {
-                Some(v) => v,
-                None => {
-                    d = 0;
-                    &d
-                }
-            };
+            let v = &self.error_code.unwrap_or(0);
             put_i16(s, *v);
         }
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -179,30 +154,17 @@ impl Message for MetadataResponse {
     fn project_body(&self, version: i16) -> Self {
         Self {
             throttle_time_ms: self.throttle_time_ms,
-            brokers: self
-                .brokers
-                .iter()
-                .map(|e| e.project_body(version))
-                .collect(),
+            brokers: self.brokers.iter().map(|e| e.project_body(version)).collect(),
             cluster_id: self.cluster_id.clone(),
             controller_id: self.controller_id,
-            topics: self
-                .topics
-                .iter()
-                .map(|e| e.project_body(version))
-                .collect(),
+            topics: self.topics.iter().map(|e| e.project_body(version)).collect(),
             cluster_authorized_operations: if (8..=10).contains(&version) {
-                Some(
-                    *self
-                        .cluster_authorized_operations
-                        .as_ref()
-                        .unwrap_or(&-2147483648),
-                )
+                Some(self.cluster_authorized_operations.unwrap_or(-2147483648))
             } else {
                 None
             },
             error_code: if version >= 13 {
-                Some(*self.error_code.as_ref().unwrap_or(&0))
+                Some(self.error_code.unwrap_or(0))
             } else {
                 None
             },
@@ -260,10 +222,14 @@ impl MetadataResponseBroker {
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let mut this = Self::default();
-        this.node_id = r.i32().map_err(|e| e.field("NodeId"))?;
-        this.host = r.string(flexible).map_err(|e| e.field("Host"))?;
-        this.port = r.i32().map_err(|e| e.field("Port"))?;
-        this.rack = r.nullable_string(flexible).map_err(|e| e.field("Rack"))?;
+        this.node_id = r.i32()
+            .map_err(|e| e.field("NodeId"))?;
+        this.host = r.string(flexible)
+            .map_err(|e| e.field("Host"))?;
+        this.port = r.i32()
+            .map_err(|e| e.field("Port"))?;
+        this.rack = r.nullable_string(flexible)
+            .map_err(|e| e.field("Rack"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -292,10 +258,7 @@ impl MetadataResponseBroker {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -348,10 +311,7 @@ pub struct MetadataResponseTopic {
     /// 32-bit bitfield to represent authorized operations for this topic.
     ///
     /// Versions: 8-13; default: -2147483648; `None` = absent in this version.
-    #[serde(
-        rename = "TopicAuthorizedOperations",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "TopicAuthorizedOperations", skip_serializing_if = "Option::is_none")]
     pub topic_authorized_operations: Option<i32>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
@@ -377,25 +337,25 @@ impl MetadataResponseTopic {
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let mut this = Self::default();
-        this.error_code = r.i16().map_err(|e| e.field("ErrorCode"))?;
-        this.name = if version >= 12 {
-            r.nullable_string(flexible)
-        } else {
-            r.string(flexible).map(Some)
-        }
-        .map_err(|e| e.field("Name"))?;
+        this.error_code = r.i16()
+            .map_err(|e| e.field("ErrorCode"))?;
+        this.name = if version >= 12 { r.nullable_string(flexible) } else { r.string(flexible).map(Some) }
+            .map_err(|e| e.field("Name"))?;
         if version >= 10 {
-            this.topic_id = Some(r.uuid().map_err(|e| e.field("TopicId"))?);
+            this.topic_id = Some(
+                r.uuid()
+                    .map_err(|e| e.field("TopicId"))?,
+            );
         }
-        this.is_internal = r.bool().map_err(|e| e.field("IsInternal"))?;
-        this.partitions = r
-            .array_of(flexible, |r| {
-                MetadataResponsePartition::decode_body(r, version)
-            })
+        this.is_internal = r.bool()
+            .map_err(|e| e.field("IsInternal"))?;
+        this.partitions = r.array_of(flexible, |r| MetadataResponsePartition::decode_body(r, version))
             .map_err(|e| e.field("Partitions"))?;
         if version >= 8 {
-            this.topic_authorized_operations =
-                Some(r.i32().map_err(|e| e.field("TopicAuthorizedOperations"))?);
+            this.topic_authorized_operations = Some(
+                r.i32()
+                    .map_err(|e| e.field("TopicAuthorizedOperations"))?,
+            );
         }
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
@@ -412,23 +372,11 @@ impl MetadataResponseTopic {
         }
         {
             let v = &self.name;
-            if version < 12 && v.is_none() {
-                return Err(EncodeError::NullNotAllowed {
-                    field: "Name".into(),
-                    version,
-                });
-            }
+            if version < 12 && v.is_none() { return Err(EncodeError::NullNotAllowed { field: "Name".into(), version }); }
             put_nullable_string(s, v.as_deref(), flexible).map_err(|e| e.within("Name"))?;
         }
         if version >= 10 {
-            let d;
-            let v = match &self.topic_id {
-                Some(v) => v,
-                None => {
-                    d = Uuid::ZERO;
-                    &d
-                }
-            };
+            let v = &self.topic_id.unwrap_or(Uuid::ZERO);
             put_uuid(s, v);
         }
         {
@@ -437,37 +385,23 @@ impl MetadataResponseTopic {
         }
         {
             let v = &self.partitions;
-            put_array(s, v, flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("Partitions"))?;
+            put_array(s, v, flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("Partitions"))?;
         }
         if version >= 8 {
-            let d;
-            let v = match &self.topic_authorized_operations {
-                Some(v) => v,
-                None => {
-                    d = -2147483648;
-                    &d
-                }
-            };
+            let v = &self.topic_authorized_operations.unwrap_or(-2147483648);
             put_i32(s, *v);
         }
         if version < 8 {
             if let Some(v) = &self.topic_authorized_operations {
                 if *v != -2147483648 {
-                    return Err(EncodeError::FieldNotAvailable {
-                        field: "TopicAuthorizedOperations".into(),
-                        version,
-                    });
+                    return Err(EncodeError::FieldNotAvailable { field: "TopicAuthorizedOperations".into(), version });
                 }
             }
         }
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -479,23 +413,14 @@ impl MetadataResponseTopic {
             error_code: self.error_code,
             name: self.name.clone(),
             topic_id: if version >= 10 {
-                Some(*self.topic_id.as_ref().unwrap_or(&Uuid::ZERO))
+                Some(self.topic_id.unwrap_or(Uuid::ZERO))
             } else {
                 None
             },
             is_internal: self.is_internal,
-            partitions: self
-                .partitions
-                .iter()
-                .map(|e| e.project_body(version))
-                .collect(),
+            partitions: self.partitions.iter().map(|e| e.project_body(version)).collect(),
             topic_authorized_operations: if version >= 8 {
-                Some(
-                    *self
-                        .topic_authorized_operations
-                        .as_ref()
-                        .unwrap_or(&-2147483648),
-                )
+                Some(self.topic_authorized_operations.unwrap_or(-2147483648))
             } else {
                 None
             },
@@ -571,17 +496,21 @@ impl MetadataResponsePartition {
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let mut this = Self::default();
-        this.error_code = r.i16().map_err(|e| e.field("ErrorCode"))?;
-        this.partition_index = r.i32().map_err(|e| e.field("PartitionIndex"))?;
-        this.leader_id = r.i32().map_err(|e| e.field("LeaderId"))?;
+        this.error_code = r.i16()
+            .map_err(|e| e.field("ErrorCode"))?;
+        this.partition_index = r.i32()
+            .map_err(|e| e.field("PartitionIndex"))?;
+        this.leader_id = r.i32()
+            .map_err(|e| e.field("LeaderId"))?;
         if version >= 7 {
-            this.leader_epoch = Some(r.i32().map_err(|e| e.field("LeaderEpoch"))?);
+            this.leader_epoch = Some(
+                r.i32()
+                    .map_err(|e| e.field("LeaderEpoch"))?,
+            );
         }
-        this.replica_nodes = r
-            .array_of(flexible, |r| r.i32())
+        this.replica_nodes = r.array_of(flexible, |r| r.i32())
             .map_err(|e| e.field("ReplicaNodes"))?;
-        this.isr_nodes = r
-            .array_of(flexible, |r| r.i32())
+        this.isr_nodes = r.array_of(flexible, |r| r.i32())
             .map_err(|e| e.field("IsrNodes"))?;
         if version >= 5 {
             this.offline_replicas = Some(
@@ -611,31 +540,16 @@ impl MetadataResponsePartition {
             put_i32(s, *v);
         }
         if version >= 7 {
-            let d;
-            let v = match &self.leader_epoch {
-                Some(v) => v,
-                None => {
-                    d = -1;
-                    &d
-                }
-            };
+            let v = &self.leader_epoch.unwrap_or(-1);
             put_i32(s, *v);
         }
         {
             let v = &self.replica_nodes;
-            put_array(s, v, flexible, |s, e| {
-                put_i32(s, *e);
-                Ok(())
-            })
-            .map_err(|e| e.within("ReplicaNodes"))?;
+            put_array(s, v, flexible, |s, e| { put_i32(s, *e); Ok(()) }).map_err(|e| e.within("ReplicaNodes"))?;
         }
         {
             let v = &self.isr_nodes;
-            put_array(s, v, flexible, |s, e| {
-                put_i32(s, *e);
-                Ok(())
-            })
-            .map_err(|e| e.within("IsrNodes"))?;
+            put_array(s, v, flexible, |s, e| { put_i32(s, *e); Ok(()) }).map_err(|e| e.within("IsrNodes"))?;
         }
         if version >= 5 {
             let d;
@@ -646,19 +560,12 @@ impl MetadataResponsePartition {
                     &d
                 }
             };
-            put_array(s, v, flexible, |s, e| {
-                put_i32(s, *e);
-                Ok(())
-            })
-            .map_err(|e| e.within("OfflineReplicas"))?;
+            put_array(s, v, flexible, |s, e| { put_i32(s, *e); Ok(()) }).map_err(|e| e.within("OfflineReplicas"))?;
         }
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -671,19 +578,14 @@ impl MetadataResponsePartition {
             partition_index: self.partition_index,
             leader_id: self.leader_id,
             leader_epoch: if version >= 7 {
-                Some(*self.leader_epoch.as_ref().unwrap_or(&-1))
+                Some(self.leader_epoch.unwrap_or(-1))
             } else {
                 None
             },
             replica_nodes: self.replica_nodes.clone(),
             isr_nodes: self.isr_nodes.clone(),
             offline_replicas: if version >= 5 {
-                Some(
-                    self.offline_replicas
-                        .as_ref()
-                        .unwrap_or(&Vec::new())
-                        .clone(),
-                )
+                Some(self.offline_replicas.as_ref().unwrap_or(&Vec::new()).clone())
             } else {
                 None
             },

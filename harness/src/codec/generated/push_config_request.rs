@@ -39,8 +39,7 @@ impl Message for PushConfigRequest {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.configs = r
-            .array_of(flexible, |r| Config::decode_body(r, version))
+        this.configs = r.array_of(flexible, |r| Config::decode_body(r, version))
             .map_err(|e| e.field("Configs"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
@@ -53,16 +52,12 @@ impl Message for PushConfigRequest {
         let flexible = true;
         {
             let v = &self.configs;
-            put_array(s, v, flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("Configs"))?;
+            put_array(s, v, flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("Configs"))?;
         }
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -71,11 +66,7 @@ impl Message for PushConfigRequest {
     /// ones that were `None` hold their defaults.
     fn project_body(&self, version: i16) -> Self {
         Self {
-            configs: self
-                .configs
-                .iter()
-                .map(|e| e.project_body(version))
-                .collect(),
+            configs: self.configs.iter().map(|e| e.project_body(version)).collect(),
             unknown_tagged_fields: self.unknown_tagged_fields.clone(),
         }
     }
@@ -130,10 +121,14 @@ impl Config {
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.config_key = r.string(flexible).map_err(|e| e.field("ConfigKey"))?;
-        this.config_value = r.string(flexible).map_err(|e| e.field("ConfigValue"))?;
-        this.config_type = r.i8().map_err(|e| e.field("ConfigType"))?;
-        this.is_default = r.bool().map_err(|e| e.field("IsDefault"))?;
+        this.config_key = r.string(flexible)
+            .map_err(|e| e.field("ConfigKey"))?;
+        this.config_value = r.string(flexible)
+            .map_err(|e| e.field("ConfigValue"))?;
+        this.config_type = r.i8()
+            .map_err(|e| e.field("ConfigType"))?;
+        this.is_default = r.bool()
+            .map_err(|e| e.field("IsDefault"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -162,10 +157,7 @@ impl Config {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }

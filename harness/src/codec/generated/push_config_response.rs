@@ -51,10 +51,11 @@ impl Message for PushConfigResponse {
     fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.throttle_time_ms = r.i32().map_err(|e| e.field("ThrottleTimeMs"))?;
-        this.error_code = r.i16().map_err(|e| e.field("ErrorCode"))?;
-        this.error_message = r
-            .nullable_string(flexible)
+        this.throttle_time_ms = r.i32()
+            .map_err(|e| e.field("ThrottleTimeMs"))?;
+        this.error_code = r.i16()
+            .map_err(|e| e.field("ErrorCode"))?;
+        this.error_message = r.nullable_string(flexible)
             .map_err(|e| e.field("ErrorMessage"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
@@ -80,10 +81,7 @@ impl Message for PushConfigResponse {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }

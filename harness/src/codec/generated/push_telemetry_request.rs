@@ -63,11 +63,16 @@ impl Message for PushTelemetryRequest {
     fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.client_instance_id = r.uuid().map_err(|e| e.field("ClientInstanceId"))?;
-        this.subscription_id = r.i32().map_err(|e| e.field("SubscriptionId"))?;
-        this.terminating = r.bool().map_err(|e| e.field("Terminating"))?;
-        this.compression_type = r.i8().map_err(|e| e.field("CompressionType"))?;
-        this.metrics = r.bytes(flexible).map_err(|e| e.field("Metrics"))?;
+        this.client_instance_id = r.uuid()
+            .map_err(|e| e.field("ClientInstanceId"))?;
+        this.subscription_id = r.i32()
+            .map_err(|e| e.field("SubscriptionId"))?;
+        this.terminating = r.bool()
+            .map_err(|e| e.field("Terminating"))?;
+        this.compression_type = r.i8()
+            .map_err(|e| e.field("CompressionType"))?;
+        this.metrics = r.bytes(flexible)
+            .map_err(|e| e.field("Metrics"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -100,10 +105,7 @@ impl Message for PushTelemetryRequest {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }

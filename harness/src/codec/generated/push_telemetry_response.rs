@@ -45,8 +45,10 @@ impl Message for PushTelemetryResponse {
     fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.throttle_time_ms = r.i32().map_err(|e| e.field("ThrottleTimeMs"))?;
-        this.error_code = r.i16().map_err(|e| e.field("ErrorCode"))?;
+        this.throttle_time_ms = r.i32()
+            .map_err(|e| e.field("ThrottleTimeMs"))?;
+        this.error_code = r.i16()
+            .map_err(|e| e.field("ErrorCode"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -67,10 +69,7 @@ impl Message for PushTelemetryResponse {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }

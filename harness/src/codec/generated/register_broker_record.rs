@@ -18,10 +18,7 @@ pub struct RegisterBrokerRecord {
     /// True if the broker is a ZK broker in migration mode. Otherwise, false
     ///
     /// Versions: 2-5; default: false; `None` = absent in this version.
-    #[serde(
-        rename = "IsMigratingZkBroker",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "IsMigratingZkBroker", skip_serializing_if = "Option::is_none")]
     pub is_migrating_zk_broker: Option<bool>,
     /// The incarnation ID of the broker process
     ///
@@ -56,10 +53,7 @@ pub struct RegisterBrokerRecord {
     /// True if the broker is in controlled shutdown.
     ///
     /// Versions: 1-5; default: false; `None` = absent in this version.
-    #[serde(
-        rename = "InControlledShutdown",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "InControlledShutdown", skip_serializing_if = "Option::is_none")]
     pub in_controlled_shutdown: Option<bool>,
     /// Log directories configured in this broker which are available.
     ///
@@ -111,24 +105,31 @@ impl Message for RegisterBrokerRecord {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.broker_id = r.i32().map_err(|e| e.field("BrokerId"))?;
+        this.broker_id = r.i32()
+            .map_err(|e| e.field("BrokerId"))?;
         if version >= 2 {
-            this.is_migrating_zk_broker =
-                Some(r.bool().map_err(|e| e.field("IsMigratingZkBroker"))?);
+            this.is_migrating_zk_broker = Some(
+                r.bool()
+                    .map_err(|e| e.field("IsMigratingZkBroker"))?,
+            );
         }
-        this.incarnation_id = r.uuid().map_err(|e| e.field("IncarnationId"))?;
-        this.broker_epoch = r.i64().map_err(|e| e.field("BrokerEpoch"))?;
-        this.end_points = r
-            .array_of(flexible, |r| BrokerEndpoint::decode_body(r, version))
+        this.incarnation_id = r.uuid()
+            .map_err(|e| e.field("IncarnationId"))?;
+        this.broker_epoch = r.i64()
+            .map_err(|e| e.field("BrokerEpoch"))?;
+        this.end_points = r.array_of(flexible, |r| BrokerEndpoint::decode_body(r, version))
             .map_err(|e| e.field("EndPoints"))?;
-        this.features = r
-            .array_of(flexible, |r| BrokerFeature::decode_body(r, version))
+        this.features = r.array_of(flexible, |r| BrokerFeature::decode_body(r, version))
             .map_err(|e| e.field("Features"))?;
-        this.rack = r.nullable_string(flexible).map_err(|e| e.field("Rack"))?;
-        this.fenced = r.bool().map_err(|e| e.field("Fenced"))?;
+        this.rack = r.nullable_string(flexible)
+            .map_err(|e| e.field("Rack"))?;
+        this.fenced = r.bool()
+            .map_err(|e| e.field("Fenced"))?;
         if version >= 1 {
-            this.in_controlled_shutdown =
-                Some(r.bool().map_err(|e| e.field("InControlledShutdown"))?);
+            this.in_controlled_shutdown = Some(
+                r.bool()
+                    .map_err(|e| e.field("InControlledShutdown"))?,
+            );
         }
         if version >= 3 {
             this.log_dirs = Some(Vec::new());
@@ -144,21 +145,21 @@ impl Message for RegisterBrokerRecord {
                 0 if version >= 3 => {
                     this.log_dirs = Some(
                         r.array_of(true, |r| r.uuid())
-                            .map_err(|e| e.field("LogDirs"))?,
+                            .map_err(|e| e.field("LogDirs"))?
                     );
                     Ok(true)
                 }
                 1 if version >= 4 => {
                     this.cordoned_log_dirs = Some(
                         r.array_of(true, |r| r.uuid())
-                            .map_err(|e| e.field("CordonedLogDirs"))?,
+                            .map_err(|e| e.field("CordonedLogDirs"))?
                     );
                     Ok(true)
                 }
                 2 if version >= 5 => {
                     this.static_configs = Some(
                         r.array_of(true, |r| BrokerStaticConfig::decode_body(r, version))
-                            .map_err(|e| e.field("StaticConfigs"))?,
+                            .map_err(|e| e.field("StaticConfigs"))?
                     );
                     Ok(true)
                 }
@@ -177,23 +178,13 @@ impl Message for RegisterBrokerRecord {
             put_i32(s, *v);
         }
         if version >= 2 {
-            let d;
-            let v = match &self.is_migrating_zk_broker {
-                Some(v) => v,
-                None => {
-                    d = false;
-                    &d
-                }
-            };
+            let v = &self.is_migrating_zk_broker.unwrap_or(false);
             put_bool(s, *v);
         }
         if version < 2 {
             if let Some(v) = &self.is_migrating_zk_broker {
                 if *v {
-                    return Err(EncodeError::FieldNotAvailable {
-                        field: "IsMigratingZkBroker".into(),
-                        version,
-                    });
+                    return Err(EncodeError::FieldNotAvailable { field: "IsMigratingZkBroker".into(), version });
                 }
             }
         }
@@ -207,13 +198,11 @@ impl Message for RegisterBrokerRecord {
         }
         {
             let v = &self.end_points;
-            put_array(s, v, flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("EndPoints"))?;
+            put_array(s, v, flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("EndPoints"))?;
         }
         {
             let v = &self.features;
-            put_array(s, v, flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("Features"))?;
+            put_array(s, v, flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("Features"))?;
         }
         {
             let v = &self.rack;
@@ -224,53 +213,34 @@ impl Message for RegisterBrokerRecord {
             put_bool(s, *v);
         }
         if version >= 1 {
-            let d;
-            let v = match &self.in_controlled_shutdown {
-                Some(v) => v,
-                None => {
-                    d = false;
-                    &d
-                }
-            };
+            let v = &self.in_controlled_shutdown.unwrap_or(false);
             put_bool(s, *v);
         }
         if version < 1 {
             if let Some(v) = &self.in_controlled_shutdown {
                 if *v {
-                    return Err(EncodeError::FieldNotAvailable {
-                        field: "InControlledShutdown".into(),
-                        version,
-                    });
+                    return Err(EncodeError::FieldNotAvailable { field: "InControlledShutdown".into(), version });
                 }
             }
         }
         if version < 3 {
             if let Some(v) = &self.log_dirs {
                 if !v.is_empty() {
-                    return Err(EncodeError::FieldNotAvailable {
-                        field: "LogDirs".into(),
-                        version,
-                    });
+                    return Err(EncodeError::FieldNotAvailable { field: "LogDirs".into(), version });
                 }
             }
         }
         if version < 4 {
             if let Some(v) = &self.cordoned_log_dirs {
                 if !v.is_empty() {
-                    return Err(EncodeError::FieldNotAvailable {
-                        field: "CordonedLogDirs".into(),
-                        version,
-                    });
+                    return Err(EncodeError::FieldNotAvailable { field: "CordonedLogDirs".into(), version });
                 }
             }
         }
         if version < 5 {
             if let Some(v) = &self.static_configs {
                 if !v.is_empty() {
-                    return Err(EncodeError::FieldNotAvailable {
-                        field: "StaticConfigs".into(),
-                        version,
-                    });
+                    return Err(EncodeError::FieldNotAvailable { field: "StaticConfigs".into(), version });
                 }
             }
         }
@@ -289,11 +259,7 @@ impl Message for RegisterBrokerRecord {
                     let mut b = Vec::new();
                     {
                         let s = &mut b;
-                        put_array(s, v, true, |s, e| {
-                            put_uuid(s, e);
-                            Ok(())
-                        })
-                        .map_err(|e| e.within("LogDirs"))?;
+                        put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("LogDirs"))?;
                     }
                     tagged.push((0, b));
                 }
@@ -311,11 +277,7 @@ impl Message for RegisterBrokerRecord {
                     let mut b = Vec::new();
                     {
                         let s = &mut b;
-                        put_array(s, v, true, |s, e| {
-                            put_uuid(s, e);
-                            Ok(())
-                        })
-                        .map_err(|e| e.within("CordonedLogDirs"))?;
+                        put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("CordonedLogDirs"))?;
                     }
                     tagged.push((1, b));
                 }
@@ -333,8 +295,7 @@ impl Message for RegisterBrokerRecord {
                     let mut b = Vec::new();
                     {
                         let s = &mut b;
-                        put_array(s, v, true, |s, e| e.encode_body(s, version))
-                            .map_err(|e| e.within("StaticConfigs"))?;
+                        put_array(s, v, true, |s, e| e.encode_body(s, version)).map_err(|e| e.within("StaticConfigs"))?;
                     }
                     tagged.push((2, b));
                 }
@@ -347,10 +308,7 @@ impl Message for RegisterBrokerRecord {
             };
             put_tagged_fields(s, &tagged, known, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -361,26 +319,18 @@ impl Message for RegisterBrokerRecord {
         Self {
             broker_id: self.broker_id,
             is_migrating_zk_broker: if version >= 2 {
-                Some(*self.is_migrating_zk_broker.as_ref().unwrap_or(&false))
+                Some(self.is_migrating_zk_broker.unwrap_or(false))
             } else {
                 None
             },
             incarnation_id: self.incarnation_id,
             broker_epoch: self.broker_epoch,
-            end_points: self
-                .end_points
-                .iter()
-                .map(|e| e.project_body(version))
-                .collect(),
-            features: self
-                .features
-                .iter()
-                .map(|e| e.project_body(version))
-                .collect(),
+            end_points: self.end_points.iter().map(|e| e.project_body(version)).collect(),
+            features: self.features.iter().map(|e| e.project_body(version)).collect(),
             rack: self.rack.clone(),
             fenced: self.fenced,
             in_controlled_shutdown: if version >= 1 {
-                Some(*self.in_controlled_shutdown.as_ref().unwrap_or(&false))
+                Some(self.in_controlled_shutdown.unwrap_or(false))
             } else {
                 None
             },
@@ -390,24 +340,12 @@ impl Message for RegisterBrokerRecord {
                 None
             },
             cordoned_log_dirs: if version >= 4 {
-                Some(
-                    self.cordoned_log_dirs
-                        .as_ref()
-                        .unwrap_or(&Vec::new())
-                        .clone(),
-                )
+                Some(self.cordoned_log_dirs.as_ref().unwrap_or(&Vec::new()).clone())
             } else {
                 None
             },
             static_configs: if version >= 5 {
-                Some(
-                    self.static_configs
-                        .as_ref()
-                        .unwrap_or(&Vec::new())
-                        .iter()
-                        .map(|e| e.project_body(version))
-                        .collect(),
-                )
+                Some(self.static_configs.as_ref().unwrap_or(&Vec::new()).iter().map(|e| e.project_body(version)).collect())
             } else {
                 None
             },
@@ -465,10 +403,14 @@ impl BrokerEndpoint {
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.name = r.string(flexible).map_err(|e| e.field("Name"))?;
-        this.host = r.string(flexible).map_err(|e| e.field("Host"))?;
-        this.port = r.u16().map_err(|e| e.field("Port"))?;
-        this.security_protocol = r.i16().map_err(|e| e.field("SecurityProtocol"))?;
+        this.name = r.string(flexible)
+            .map_err(|e| e.field("Name"))?;
+        this.host = r.string(flexible)
+            .map_err(|e| e.field("Host"))?;
+        this.port = r.u16()
+            .map_err(|e| e.field("Port"))?;
+        this.security_protocol = r.i16()
+            .map_err(|e| e.field("SecurityProtocol"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -497,10 +439,7 @@ impl BrokerEndpoint {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -561,9 +500,12 @@ impl BrokerFeature {
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.name = r.string(flexible).map_err(|e| e.field("Name"))?;
-        this.min_supported_version = r.i16().map_err(|e| e.field("MinSupportedVersion"))?;
-        this.max_supported_version = r.i16().map_err(|e| e.field("MaxSupportedVersion"))?;
+        this.name = r.string(flexible)
+            .map_err(|e| e.field("Name"))?;
+        this.min_supported_version = r.i16()
+            .map_err(|e| e.field("MinSupportedVersion"))?;
+        this.max_supported_version = r.i16()
+            .map_err(|e| e.field("MaxSupportedVersion"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -588,10 +530,7 @@ impl BrokerFeature {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -645,8 +584,10 @@ impl BrokerStaticConfig {
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.name = r.string(flexible).map_err(|e| e.field("Name"))?;
-        this.value = r.nullable_string(flexible).map_err(|e| e.field("Value"))?;
+        this.name = r.string(flexible)
+            .map_err(|e| e.field("Name"))?;
+        this.value = r.nullable_string(flexible)
+            .map_err(|e| e.field("Value"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -667,10 +608,7 @@ impl BrokerStaticConfig {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }

@@ -57,10 +57,14 @@ impl Message for RequestHeader {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let mut this = Self::default();
-        this.request_api_key = r.i16().map_err(|e| e.field("RequestApiKey"))?;
-        this.request_api_version = r.i16().map_err(|e| e.field("RequestApiVersion"))?;
-        this.correlation_id = r.i32().map_err(|e| e.field("CorrelationId"))?;
-        this.client_id = r.nullable_string(false).map_err(|e| e.field("ClientId"))?;
+        this.request_api_key = r.i16()
+            .map_err(|e| e.field("RequestApiKey"))?;
+        this.request_api_version = r.i16()
+            .map_err(|e| e.field("RequestApiVersion"))?;
+        this.correlation_id = r.i32()
+            .map_err(|e| e.field("CorrelationId"))?;
+        this.client_id = r.nullable_string(false)
+            .map_err(|e| e.field("ClientId"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -89,10 +93,7 @@ impl Message for RequestHeader {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }

@@ -39,7 +39,8 @@ impl Message for ResponseHeader {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let mut this = Self::default();
-        this.correlation_id = r.i32().map_err(|e| e.field("CorrelationId"))?;
+        this.correlation_id = r.i32()
+            .map_err(|e| e.field("CorrelationId"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
         }
@@ -56,10 +57,7 @@ impl Message for ResponseHeader {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }

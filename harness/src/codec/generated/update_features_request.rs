@@ -51,12 +51,15 @@ impl Message for UpdateFeaturesRequest {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.timeout_ms = r.i32().map_err(|e| e.field("timeoutMs"))?;
-        this.feature_updates = r
-            .array_of(flexible, |r| FeatureUpdateKey::decode_body(r, version))
+        this.timeout_ms = r.i32()
+            .map_err(|e| e.field("timeoutMs"))?;
+        this.feature_updates = r.array_of(flexible, |r| FeatureUpdateKey::decode_body(r, version))
             .map_err(|e| e.field("FeatureUpdates"))?;
         if version >= 1 {
-            this.validate_only = Some(r.bool().map_err(|e| e.field("ValidateOnly"))?);
+            this.validate_only = Some(
+                r.bool()
+                    .map_err(|e| e.field("ValidateOnly"))?,
+            );
         }
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
@@ -73,37 +76,23 @@ impl Message for UpdateFeaturesRequest {
         }
         {
             let v = &self.feature_updates;
-            put_array(s, v, flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("FeatureUpdates"))?;
+            put_array(s, v, flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("FeatureUpdates"))?;
         }
         if version >= 1 {
-            let d;
-            let v = match &self.validate_only {
-                Some(v) => v,
-                None => {
-                    d = false;
-                    &d
-                }
-            };
+            let v = &self.validate_only.unwrap_or(false);
             put_bool(s, *v);
         }
         if version < 1 {
             if let Some(v) = &self.validate_only {
                 if *v {
-                    return Err(EncodeError::FieldNotAvailable {
-                        field: "ValidateOnly".into(),
-                        version,
-                    });
+                    return Err(EncodeError::FieldNotAvailable { field: "ValidateOnly".into(), version });
                 }
             }
         }
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -113,13 +102,9 @@ impl Message for UpdateFeaturesRequest {
     fn project_body(&self, version: i16) -> Self {
         Self {
             timeout_ms: self.timeout_ms,
-            feature_updates: self
-                .feature_updates
-                .iter()
-                .map(|e| e.project_body(version))
-                .collect(),
+            feature_updates: self.feature_updates.iter().map(|e| e.project_body(version)).collect(),
             validate_only: if version >= 1 {
-                Some(*self.validate_only.as_ref().unwrap_or(&false))
+                Some(self.validate_only.unwrap_or(false))
             } else {
                 None
             },
@@ -177,13 +162,21 @@ impl FeatureUpdateKey {
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.feature = r.string(flexible).map_err(|e| e.field("Feature"))?;
-        this.max_version_level = r.i16().map_err(|e| e.field("MaxVersionLevel"))?;
+        this.feature = r.string(flexible)
+            .map_err(|e| e.field("Feature"))?;
+        this.max_version_level = r.i16()
+            .map_err(|e| e.field("MaxVersionLevel"))?;
         if version <= 0 {
-            this.allow_downgrade = Some(r.bool().map_err(|e| e.field("AllowDowngrade"))?);
+            this.allow_downgrade = Some(
+                r.bool()
+                    .map_err(|e| e.field("AllowDowngrade"))?,
+            );
         }
         if version >= 1 {
-            this.upgrade_type = Some(r.i8().map_err(|e| e.field("UpgradeType"))?);
+            this.upgrade_type = Some(
+                r.i8()
+                    .map_err(|e| e.field("UpgradeType"))?,
+            );
         }
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
@@ -203,54 +196,31 @@ impl FeatureUpdateKey {
             put_i16(s, *v);
         }
         if version <= 0 {
-            let d;
-            let v = match &self.allow_downgrade {
-                Some(v) => v,
-                None => {
-                    d = false;
-                    &d
-                }
-            };
+            let v = &self.allow_downgrade.unwrap_or(false);
             put_bool(s, *v);
         }
         if version > 0 {
             if let Some(v) = &self.allow_downgrade {
                 if *v {
-                    return Err(EncodeError::FieldNotAvailable {
-                        field: "AllowDowngrade".into(),
-                        version,
-                    });
+                    return Err(EncodeError::FieldNotAvailable { field: "AllowDowngrade".into(), version });
                 }
             }
         }
         if version >= 1 {
-            let d;
-            let v = match &self.upgrade_type {
-                Some(v) => v,
-                None => {
-                    d = 1;
-                    &d
-                }
-            };
+            let v = &self.upgrade_type.unwrap_or(1);
             put_i8(s, *v);
         }
         if version < 1 {
             if let Some(v) = &self.upgrade_type {
                 if *v != 1 {
-                    return Err(EncodeError::FieldNotAvailable {
-                        field: "UpgradeType".into(),
-                        version,
-                    });
+                    return Err(EncodeError::FieldNotAvailable { field: "UpgradeType".into(), version });
                 }
             }
         }
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -262,12 +232,12 @@ impl FeatureUpdateKey {
             feature: self.feature.clone(),
             max_version_level: self.max_version_level,
             allow_downgrade: if version <= 0 {
-                Some(*self.allow_downgrade.as_ref().unwrap_or(&false))
+                Some(self.allow_downgrade.unwrap_or(false))
             } else {
                 None
             },
             upgrade_type: if version >= 1 {
-                Some(*self.upgrade_type.as_ref().unwrap_or(&1))
+                Some(self.upgrade_type.unwrap_or(1))
             } else {
                 None
             },

@@ -57,17 +57,16 @@ impl Message for UpdateFeaturesResponse {
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.throttle_time_ms = r.i32().map_err(|e| e.field("ThrottleTimeMs"))?;
-        this.error_code = r.i16().map_err(|e| e.field("ErrorCode"))?;
-        this.error_message = r
-            .nullable_string(flexible)
+        this.throttle_time_ms = r.i32()
+            .map_err(|e| e.field("ThrottleTimeMs"))?;
+        this.error_code = r.i16()
+            .map_err(|e| e.field("ErrorCode"))?;
+        this.error_message = r.nullable_string(flexible)
             .map_err(|e| e.field("ErrorMessage"))?;
         if version <= 1 {
             this.results = Some(
-                r.array_of(flexible, |r| {
-                    UpdatableFeatureResult::decode_body(r, version)
-                })
-                .map_err(|e| e.field("Results"))?,
+                r.array_of(flexible, |r| UpdatableFeatureResult::decode_body(r, version))
+                    .map_err(|e| e.field("Results"))?,
             );
         }
         if flexible {
@@ -100,16 +99,12 @@ impl Message for UpdateFeaturesResponse {
                     &d
                 }
             };
-            put_array(s, v, flexible, |s, e| e.encode_body(s, version))
-                .map_err(|e| e.within("Results"))?;
+            put_array(s, v, flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("Results"))?;
         }
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
@@ -122,14 +117,7 @@ impl Message for UpdateFeaturesResponse {
             error_code: self.error_code,
             error_message: self.error_message.clone(),
             results: if version <= 1 {
-                Some(
-                    self.results
-                        .as_ref()
-                        .unwrap_or(&Vec::new())
-                        .iter()
-                        .map(|e| e.project_body(version))
-                        .collect(),
-                )
+                Some(self.results.as_ref().unwrap_or(&Vec::new()).iter().map(|e| e.project_body(version)).collect())
             } else {
                 None
             },
@@ -181,10 +169,11 @@ impl UpdatableFeatureResult {
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let mut this = Self::default();
-        this.feature = r.string(flexible).map_err(|e| e.field("Feature"))?;
-        this.error_code = r.i16().map_err(|e| e.field("ErrorCode"))?;
-        this.error_message = r
-            .nullable_string(flexible)
+        this.feature = r.string(flexible)
+            .map_err(|e| e.field("Feature"))?;
+        this.error_code = r.i16()
+            .map_err(|e| e.field("ErrorCode"))?;
+        this.error_message = r.nullable_string(flexible)
             .map_err(|e| e.field("ErrorMessage"))?;
         if flexible {
             this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
@@ -210,10 +199,7 @@ impl UpdatableFeatureResult {
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;
         } else if !self.unknown_tagged_fields.is_empty() {
-            return Err(EncodeError::TaggedFieldsNotSupported {
-                field: String::new(),
-                version,
-            });
+            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
         Ok(())
     }
