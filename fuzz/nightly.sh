@@ -7,7 +7,8 @@
 #   fuzz/nightly.sh [SECONDS] [TARGET...]      default: 600 seconds, every target
 #
 # Environment: JOBS (default: nproc), RSS_LIMIT_MB (2048), MALLOC_LIMIT_MB (512),
-# UNIT_TIMEOUT (10 s per input), SANITIZER (address on nightly Rust, else none).
+# UNIT_TIMEOUT (10 s per input), SANITIZER (address on nightly Rust, else none),
+# MERGE (1: merge new inputs into corpus/<target>/ and minimise it; 0: leave corpus/ alone).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -58,10 +59,12 @@ for t in "${targets[@]}"; do
     -artifact_prefix="$artifacts" -print_final_stats=1 > "$log" 2>&1
   rc=$?
   # Merge new inputs into the checked-in corpus, keeping only what adds coverage.
-  min="fuzz/work/$t.min"
-  rm -rf "$min" && mkdir -p "$min"
-  cargo "${toolchain[@]}" fuzz run "$t" --fuzz-dir fuzz --sanitizer "$SANITIZER" "$min" "$corpus" "$work" -- \
-    -merge=1 -rss_limit_mb="$rss" >> "$log" 2>&1 && { rm -rf "$corpus"; mv "$min" "$corpus"; }
+  if [ "${MERGE:-1}" = 1 ]; then
+    min="fuzz/work/$t.min"
+    rm -rf "$min" && mkdir -p "$min"
+    cargo "${toolchain[@]}" fuzz run "$t" --fuzz-dir fuzz --sanitizer "$SANITIZER" "$min" "$corpus" "$work" -- \
+      -merge=1 -rss_limit_mb="$rss" >> "$log" 2>&1 && { rm -rf "$corpus"; mv "$min" "$corpus"; }
+  fi
   after=$(find "$corpus" -type f | wc -l)
   execs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+$' || true)
   [ -z "$execs" ] && execs=$(grep -Eo 'DONE +cov: [0-9]+ ft: [0-9]+ corp: [0-9/]+[^ ]* +exec/s: [0-9]+' "$log" | tail -1 || true)

@@ -272,7 +272,7 @@ fn incremental_alter_configs(
                         |&(n, v)| incremental_alter_configs_request::AlterableConfig {
                             name: n.into(),
                             config_operation: op(v),
-                            value: v.map(str::to_owned),
+                            value: v.map(Into::into),
                             ..Default::default()
                         },
                     )
@@ -449,8 +449,8 @@ fn push_config() -> &'static (PushConfigRequest, Vec<u8>) {
             .iter()
             .flat_map(|p| {
                 BASE.iter().enumerate().map(move |(i, &(k, v, t))| push_config_request::Config {
-                    config_key: format!("{p}{k}"),
-                    config_value: v.to_owned(),
+                    config_key: format!("{p}{k}").into(),
+                    config_value: v.into(),
                     config_type: t,
                     is_default: i % 3 == 0,
                     ..Default::default()

@@ -511,7 +511,7 @@ fn over_long_strings_are_refused_with_their_path() {
         configs: vec![
             kipcheck::codec::generated::push_config_request::Config::default(),
             kipcheck::codec::generated::push_config_request::Config {
-                config_value: long.clone(),
+                config_value: long.clone().into(),
                 ..Default::default()
             },
         ],
@@ -531,7 +531,7 @@ fn over_long_strings_are_refused_with_their_path() {
     assert_eq!(PushConfigRequest::from_bytes(&bytes, 0), Ok(ok));
     // The classic int16 form of the request header has the same limit.
     let header = RequestHeader {
-        client_id: Some(long),
+        client_id: Some(long.into()),
         ..Default::default()
     };
     assert_eq!(

@@ -195,7 +195,7 @@ fn sb(s: &str) -> StrBytes {
     StrBytes::from_string(s.to_owned())
 }
 
-fn osb(s: &Option<String>) -> Option<StrBytes> {
+fn osb(s: &Option<kipcheck::codec::KString>) -> Option<StrBytes> {
     s.as_deref().map(sb)
 }
 

@@ -55,7 +55,7 @@ fn base_type(ty: &Ty) -> String {
         Ty::U32 => "u32".into(),
         Ty::I64 => "i64".into(),
         Ty::F64 => "f64".into(),
-        Ty::Str => "String".into(),
+        Ty::Str => "KString".into(),
         Ty::Bytes | Ty::Records => "Bytes".into(),
         Ty::Uuid => "Uuid".into(),
         Ty::Struct(n) => n.clone(),
@@ -108,8 +108,8 @@ fn base_default(ty: &Ty, text: Option<&str>) -> String {
             None => "0.0".into(),
         },
         Ty::Str => match text {
-            Some(t) if !t.is_empty() => format!("String::from({t:?})"),
-            _ => "String::new()".into(),
+            Some(t) if !t.is_empty() => format!("KString::const_new({t:?})"),
+            _ => "KString::const_new(\"\")".into(),
         },
         Ty::Bytes | Ty::Records => "Bytes::default()".into(),
         Ty::Uuid => "Uuid::ZERO".into(),
@@ -227,7 +227,7 @@ fn differs_from_default(f: &Field, v: &str) -> String {
     match (&f.ty, f.nullable_any(), d.as_str()) {
         (_, true, "None") => format!("{v}.is_some()"),
         (Ty::Array(_), false, "Vec::new()") => format!("!{v}.is_empty()"),
-        (Ty::Str, false, "String::new()") => format!("!{v}.is_empty()"),
+        (Ty::Str, false, "KString::const_new(\"\")") => format!("!{v}.is_empty()"),
         (Ty::Bool, false, "false") => format!("*{v}"),
         (Ty::Bool, false, "true") => format!("!*{v}"),
         _ => format!("*{v} != {d}"),

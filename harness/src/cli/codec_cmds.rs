@@ -284,7 +284,7 @@ pub fn encode(a: EncodeArgs) -> anyhow::Result<ExitCode> {
                 request_api_key: numbers.wire_api_key(info.api_key).0,
                 request_api_version: a.version,
                 correlation_id: a.correlation_id,
-                client_id: a.client_id.clone(),
+                client_id: a.client_id.as_deref().map(Into::into),
                 ..Default::default()
             };
             codec::encode_request_frame(&header, &body, &numbers)?

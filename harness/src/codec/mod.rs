@@ -36,7 +36,7 @@ pub use message::{Message, VersionRange};
 pub use provisional::ProvisionalNumbers;
 pub use reader::Reader;
 pub use record::{MetadataRecord, RECORD_FRAME_VERSION};
-pub use types::{double_option, from_hex, to_hex, Bytes, TaggedFields, Uuid};
+pub use types::{double_option, from_hex, to_hex, Bytes, KString, TaggedFields, Uuid};
 pub use writer::{uvarint_len, Sink, SizeCounter};
 
 /// A protocol version number.

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::error::{DecodeError, DecodeErrorKind};
 use super::limits::MAX_STRING_LEN;
-use super::types::{Bytes, TaggedFields, Uuid};
+use super::types::{Bytes, KString, TaggedFields, Uuid};
 
 /// A cursor over a byte slice.
 #[derive(Clone, Debug)]
@@ -208,7 +208,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A nullable string (int16 length, or compact when `compact`).
-    pub fn nullable_string(&mut self, compact: bool) -> Result<Option<String>, DecodeError> {
+    pub fn nullable_string(&mut self, compact: bool) -> Result<Option<KString>, DecodeError> {
         let start = self.offset();
         let Some(len) = self.length(compact, false)? else {
             return Ok(None);
@@ -223,7 +223,7 @@ impl<'a> Reader<'a> {
         let at = self.offset();
         let bytes = self.take(n)?;
         match std::str::from_utf8(bytes) {
-            Ok(s) => Ok(Some(s.to_owned())),
+            Ok(s) => Ok(Some(KString::new(s))),
             Err(e) => Err(DecodeError::new(
                 DecodeErrorKind::InvalidUtf8 {
                     valid_up_to: e.valid_up_to(),
@@ -234,7 +234,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A non-nullable string.
-    pub fn string(&mut self, compact: bool) -> Result<String, DecodeError> {
+    pub fn string(&mut self, compact: bool) -> Result<KString, DecodeError> {
         let start = self.offset();
         self.nullable_string(compact)?
             .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))

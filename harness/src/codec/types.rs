@@ -4,6 +4,10 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+/// The string type of every `string` field: strings up to 24 bytes live inline, so decoding
+/// the short names and values Kafka messages are full of allocates nothing.
+pub type KString = compact_str::CompactString;
+
 use base64::Engine as _;
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 

@@ -101,7 +101,7 @@ pub struct AlterConfigsResource {
     ///
     /// Versions: 0-2.
     #[serde(rename = "ResourceName")]
-    pub resource_name: String,
+    pub resource_name: KString,
     /// The configurations.
     ///
     /// Versions: 0-2.
@@ -116,7 +116,7 @@ impl Default for AlterConfigsResource {
     fn default() -> Self {
         Self {
             resource_type: 0,
-            resource_name: String::new(),
+            resource_name: KString::const_new(""),
             configs: Vec::new(),
             unknown_tagged_fields: TaggedFields::default(),
         }
@@ -186,12 +186,12 @@ pub struct AlterableConfig {
     ///
     /// Versions: 0-2.
     #[serde(rename = "Name")]
-    pub name: String,
+    pub name: KString,
     /// The value to set for the configuration key.
     ///
     /// Versions: 0-2; nullable: 0-2.
     #[serde(rename = "Value")]
-    pub value: Option<String>,
+    pub value: Option<KString>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -200,8 +200,8 @@ pub struct AlterableConfig {
 impl Default for AlterableConfig {
     fn default() -> Self {
         Self {
-            name: String::new(),
-            value: Some(String::new()),
+            name: KString::const_new(""),
+            value: Some(KString::const_new("")),
             unknown_tagged_fields: TaggedFields::default(),
         }
     }

@@ -101,7 +101,7 @@ pub struct AlterConfigsResourceResponse {
     ///
     /// Versions: 0-2; nullable: 0-2.
     #[serde(rename = "ErrorMessage")]
-    pub error_message: Option<String>,
+    pub error_message: Option<KString>,
     /// The resource type.
     ///
     /// Versions: 0-2.
@@ -111,7 +111,7 @@ pub struct AlterConfigsResourceResponse {
     ///
     /// Versions: 0-2.
     #[serde(rename = "ResourceName")]
-    pub resource_name: String,
+    pub resource_name: KString,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -121,9 +121,9 @@ impl Default for AlterConfigsResourceResponse {
     fn default() -> Self {
         Self {
             error_code: 0,
-            error_message: Some(String::new()),
+            error_message: Some(KString::const_new("")),
             resource_type: 0,
-            resource_name: String::new(),
+            resource_name: KString::const_new(""),
             unknown_tagged_fields: TaggedFields::default(),
         }
     }

@@ -14,12 +14,12 @@ pub struct ApiVersionsRequest {
     ///
     /// Versions: 3-4; ignorable; `None` = absent in this version.
     #[serde(rename = "ClientSoftwareName", skip_serializing_if = "Option::is_none")]
-    pub client_software_name: Option<String>,
+    pub client_software_name: Option<KString>,
     /// The version of the client.
     ///
     /// Versions: 3-4; ignorable; `None` = absent in this version.
     #[serde(rename = "ClientSoftwareVersion", skip_serializing_if = "Option::is_none")]
-    pub client_software_version: Option<String>,
+    pub client_software_version: Option<KString>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -71,7 +71,7 @@ impl Message for ApiVersionsRequest {
             let v = match &self.client_software_name {
                 Some(v) => v,
                 None => {
-                    d = String::new();
+                    d = KString::const_new("");
                     &d
                 }
             };
@@ -82,7 +82,7 @@ impl Message for ApiVersionsRequest {
             let v = match &self.client_software_version {
                 Some(v) => v,
                 None => {
-                    d = String::new();
+                    d = KString::const_new("");
                     &d
                 }
             };
@@ -101,12 +101,12 @@ impl Message for ApiVersionsRequest {
     fn project_body(&self, version: i16) -> Self {
         Self {
             client_software_name: if version >= 3 {
-                Some(self.client_software_name.as_ref().unwrap_or(&String::new()).clone())
+                Some(self.client_software_name.as_ref().unwrap_or(&KString::const_new("")).clone())
             } else {
                 None
             },
             client_software_version: if version >= 3 {
-                Some(self.client_software_version.as_ref().unwrap_or(&String::new()).clone())
+                Some(self.client_software_version.as_ref().unwrap_or(&KString::const_new("")).clone())
             } else {
                 None
             },

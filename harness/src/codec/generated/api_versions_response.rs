@@ -360,7 +360,7 @@ pub struct SupportedFeatureKey {
     ///
     /// Versions: 3-4.
     #[serde(rename = "Name")]
-    pub name: String,
+    pub name: KString,
     /// The minimum supported version for the feature.
     ///
     /// Versions: 3-4.
@@ -379,7 +379,7 @@ pub struct SupportedFeatureKey {
 impl Default for SupportedFeatureKey {
     fn default() -> Self {
         Self {
-            name: String::new(),
+            name: KString::const_new(""),
             min_version: 0,
             max_version: 0,
             unknown_tagged_fields: TaggedFields::default(),
@@ -450,7 +450,7 @@ pub struct FinalizedFeatureKey {
     ///
     /// Versions: 3-4.
     #[serde(rename = "Name")]
-    pub name: String,
+    pub name: KString,
     /// The cluster-wide finalized max version level for the feature.
     ///
     /// Versions: 3-4.
@@ -469,7 +469,7 @@ pub struct FinalizedFeatureKey {
 impl Default for FinalizedFeatureKey {
     fn default() -> Self {
         Self {
-            name: String::new(),
+            name: KString::const_new(""),
             max_version_level: 0,
             min_version_level: 0,
             unknown_tagged_fields: TaggedFields::default(),

@@ -19,7 +19,7 @@ pub struct BrokerRegistrationRequest {
     ///
     /// Versions: 0-6.
     #[serde(rename = "ClusterId")]
-    pub cluster_id: String,
+    pub cluster_id: KString,
     /// The incarnation id of the broker process.
     ///
     /// Versions: 0-6.
@@ -39,7 +39,7 @@ pub struct BrokerRegistrationRequest {
     ///
     /// Versions: 0-6; nullable: 0-6.
     #[serde(rename = "Rack")]
-    pub rack: Option<String>,
+    pub rack: Option<KString>,
     /// If the required configurations for ZK migration are present, this value is set to true.
     ///
     /// Versions: 1-6; default: false; `None` = absent in this version.
@@ -74,11 +74,11 @@ impl Default for BrokerRegistrationRequest {
     fn default() -> Self {
         Self {
             broker_id: 0,
-            cluster_id: String::new(),
+            cluster_id: KString::const_new(""),
             incarnation_id: Uuid::ZERO,
             listeners: Vec::new(),
             features: Vec::new(),
-            rack: Some(String::new()),
+            rack: Some(KString::const_new("")),
             is_migrating_zk_broker: None,
             log_dirs: None,
             previous_broker_epoch: None,
@@ -314,12 +314,12 @@ pub struct Listener {
     ///
     /// Versions: 0-6.
     #[serde(rename = "Name")]
-    pub name: String,
+    pub name: KString,
     /// The hostname.
     ///
     /// Versions: 0-6.
     #[serde(rename = "Host")]
-    pub host: String,
+    pub host: KString,
     /// The port.
     ///
     /// Versions: 0-6.
@@ -338,8 +338,8 @@ pub struct Listener {
 impl Default for Listener {
     fn default() -> Self {
         Self {
-            name: String::new(),
-            host: String::new(),
+            name: KString::const_new(""),
+            host: KString::const_new(""),
             port: 0,
             security_protocol: 0,
             unknown_tagged_fields: TaggedFields::default(),
@@ -417,7 +417,7 @@ pub struct Feature {
     ///
     /// Versions: 0-6.
     #[serde(rename = "Name")]
-    pub name: String,
+    pub name: KString,
     /// The minimum supported feature level.
     ///
     /// Versions: 0-6.
@@ -436,7 +436,7 @@ pub struct Feature {
 impl Default for Feature {
     fn default() -> Self {
         Self {
-            name: String::new(),
+            name: KString::const_new(""),
             min_supported_version: 0,
             max_supported_version: 0,
             unknown_tagged_fields: TaggedFields::default(),
@@ -507,12 +507,12 @@ pub struct StaticConfig {
     ///
     /// Versions: 6.
     #[serde(rename = "Name")]
-    pub name: String,
+    pub name: KString,
     /// The config value. Null if the config is sensitive.
     ///
     /// Versions: 6; nullable: 6.
     #[serde(rename = "Value")]
-    pub value: Option<String>,
+    pub value: Option<KString>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -521,8 +521,8 @@ pub struct StaticConfig {
 impl Default for StaticConfig {
     fn default() -> Self {
         Self {
-            name: String::new(),
-            value: Some(String::new()),
+            name: KString::const_new(""),
+            value: Some(KString::const_new("")),
             unknown_tagged_fields: TaggedFields::default(),
         }
     }

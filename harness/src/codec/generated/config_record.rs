@@ -19,17 +19,17 @@ pub struct ConfigRecord {
     ///
     /// Versions: 0.
     #[serde(rename = "ResourceName")]
-    pub resource_name: String,
+    pub resource_name: KString,
     /// The name of the configuration key.
     ///
     /// Versions: 0.
     #[serde(rename = "Name")]
-    pub name: String,
+    pub name: KString,
     /// The value of the configuration, or null if the it should be deleted.
     ///
     /// Versions: 0; nullable: 0.
     #[serde(rename = "Value")]
-    pub value: Option<String>,
+    pub value: Option<KString>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -39,9 +39,9 @@ impl Default for ConfigRecord {
     fn default() -> Self {
         Self {
             resource_type: 0,
-            resource_name: String::new(),
-            name: String::new(),
-            value: Some(String::new()),
+            resource_name: KString::const_new(""),
+            name: KString::const_new(""),
+            value: Some(KString::const_new("")),
             unknown_tagged_fields: TaggedFields::default(),
         }
     }

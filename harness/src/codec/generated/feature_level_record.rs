@@ -14,7 +14,7 @@ pub struct FeatureLevelRecord {
     ///
     /// Versions: 0.
     #[serde(rename = "Name")]
-    pub name: String,
+    pub name: KString,
     /// The current finalized feature level of this feature for the cluster, a value of 0 means feature not supported.
     ///
     /// Versions: 0.
@@ -28,7 +28,7 @@ pub struct FeatureLevelRecord {
 impl Default for FeatureLevelRecord {
     fn default() -> Self {
         Self {
-            name: String::new(),
+            name: KString::const_new(""),
             feature_level: 0,
             unknown_tagged_fields: TaggedFields::default(),
         }

@@ -54,7 +54,7 @@ pub struct GetTelemetrySubscriptionsResponse {
     ///
     /// Versions: 0.
     #[serde(rename = "RequestedMetrics")]
-    pub requested_metrics: Vec<String>,
+    pub requested_metrics: Vec<KString>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,

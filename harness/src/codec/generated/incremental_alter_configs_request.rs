@@ -101,7 +101,7 @@ pub struct AlterConfigsResource {
     ///
     /// Versions: 0-1.
     #[serde(rename = "ResourceName")]
-    pub resource_name: String,
+    pub resource_name: KString,
     /// The configurations.
     ///
     /// Versions: 0-1.
@@ -116,7 +116,7 @@ impl Default for AlterConfigsResource {
     fn default() -> Self {
         Self {
             resource_type: 0,
-            resource_name: String::new(),
+            resource_name: KString::const_new(""),
             configs: Vec::new(),
             unknown_tagged_fields: TaggedFields::default(),
         }
@@ -186,7 +186,7 @@ pub struct AlterableConfig {
     ///
     /// Versions: 0-1.
     #[serde(rename = "Name")]
-    pub name: String,
+    pub name: KString,
     /// The type (Set, Delete, Append, Subtract) of operation.
     ///
     /// Versions: 0-1.
@@ -196,7 +196,7 @@ pub struct AlterableConfig {
     ///
     /// Versions: 0-1; nullable: 0-1.
     #[serde(rename = "Value")]
-    pub value: Option<String>,
+    pub value: Option<KString>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -205,9 +205,9 @@ pub struct AlterableConfig {
 impl Default for AlterableConfig {
     fn default() -> Self {
         Self {
-            name: String::new(),
+            name: KString::const_new(""),
             config_operation: 0,
-            value: Some(String::new()),
+            value: Some(KString::const_new("")),
             unknown_tagged_fields: TaggedFields::default(),
         }
     }

@@ -157,7 +157,7 @@ pub struct MetadataRequestTopic {
     ///
     /// Versions: 4-13; nullable: 10-13.
     #[serde(rename = "Name")]
-    pub name: Option<String>,
+    pub name: Option<KString>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -167,7 +167,7 @@ impl Default for MetadataRequestTopic {
     fn default() -> Self {
         Self {
             topic_id: None,
-            name: Some(String::new()),
+            name: Some(KString::const_new("")),
             unknown_tagged_fields: TaggedFields::default(),
         }
     }

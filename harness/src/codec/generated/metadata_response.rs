@@ -24,7 +24,7 @@ pub struct MetadataResponse {
     ///
     /// Versions: 4-13; nullable: 4-13; default: null; ignorable.
     #[serde(rename = "ClusterId")]
-    pub cluster_id: Option<String>,
+    pub cluster_id: Option<KString>,
     /// The ID of the controller broker.
     ///
     /// Versions: 4-13; default: -1; ignorable.
@@ -189,7 +189,7 @@ pub struct MetadataResponseBroker {
     ///
     /// Versions: 4-13.
     #[serde(rename = "Host")]
-    pub host: String,
+    pub host: KString,
     /// The broker port.
     ///
     /// Versions: 4-13.
@@ -199,7 +199,7 @@ pub struct MetadataResponseBroker {
     ///
     /// Versions: 4-13; nullable: 4-13; default: null; ignorable.
     #[serde(rename = "Rack")]
-    pub rack: Option<String>,
+    pub rack: Option<KString>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -209,7 +209,7 @@ impl Default for MetadataResponseBroker {
     fn default() -> Self {
         Self {
             node_id: 0,
-            host: String::new(),
+            host: KString::const_new(""),
             port: 0,
             rack: None,
             unknown_tagged_fields: TaggedFields::default(),
@@ -292,7 +292,7 @@ pub struct MetadataResponseTopic {
     ///
     /// Versions: 4-13; nullable: 12-13.
     #[serde(rename = "Name")]
-    pub name: Option<String>,
+    pub name: Option<KString>,
     /// The topic id. Zero for non-existing topics queried by name. This is never zero when ErrorCode is zero. One of Name and TopicId is always populated.
     ///
     /// Versions: 10-13; ignorable; `None` = absent in this version.
@@ -322,7 +322,7 @@ impl Default for MetadataResponseTopic {
     fn default() -> Self {
         Self {
             error_code: 0,
-            name: Some(String::new()),
+            name: Some(KString::const_new("")),
             topic_id: None,
             is_internal: false,
             partitions: Vec::new(),

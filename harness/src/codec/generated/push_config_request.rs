@@ -83,12 +83,12 @@ pub struct Config {
     ///
     /// Versions: 0.
     #[serde(rename = "ConfigKey")]
-    pub config_key: String,
+    pub config_key: KString,
     /// The configuration value.
     ///
     /// Versions: 0.
     #[serde(rename = "ConfigValue")]
-    pub config_value: String,
+    pub config_value: KString,
     /// ConfigDef.Type of the ConfigValue field.
     ///
     /// Versions: 0.
@@ -107,8 +107,8 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Self {
-            config_key: String::new(),
-            config_value: String::new(),
+            config_key: KString::const_new(""),
+            config_value: KString::const_new(""),
             config_type: 0,
             is_default: false,
             unknown_tagged_fields: TaggedFields::default(),

@@ -24,7 +24,7 @@ pub struct PushConfigResponse {
     ///
     /// Versions: 0; nullable: 0; default: null.
     #[serde(rename = "ErrorMessage")]
-    pub error_message: Option<String>,
+    pub error_message: Option<KString>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,

@@ -44,7 +44,7 @@ pub struct RegisterBrokerRecord {
     ///
     /// Versions: 0-5; nullable: 0-5.
     #[serde(rename = "Rack")]
-    pub rack: Option<String>,
+    pub rack: Option<KString>,
     /// True if the broker is fenced.
     ///
     /// Versions: 0-5; default: true.
@@ -84,7 +84,7 @@ impl Default for RegisterBrokerRecord {
             broker_epoch: 0,
             end_points: Vec::new(),
             features: Vec::new(),
-            rack: Some(String::new()),
+            rack: Some(KString::const_new("")),
             fenced: true,
             in_controlled_shutdown: None,
             log_dirs: None,
@@ -365,12 +365,12 @@ pub struct BrokerEndpoint {
     ///
     /// Versions: 0-5.
     #[serde(rename = "Name")]
-    pub name: String,
+    pub name: KString,
     /// The hostname.
     ///
     /// Versions: 0-5.
     #[serde(rename = "Host")]
-    pub host: String,
+    pub host: KString,
     /// The port.
     ///
     /// Versions: 0-5.
@@ -389,8 +389,8 @@ pub struct BrokerEndpoint {
 impl Default for BrokerEndpoint {
     fn default() -> Self {
         Self {
-            name: String::new(),
-            host: String::new(),
+            name: KString::const_new(""),
+            host: KString::const_new(""),
             port: 0,
             security_protocol: 0,
             unknown_tagged_fields: TaggedFields::default(),
@@ -468,7 +468,7 @@ pub struct BrokerFeature {
     ///
     /// Versions: 0-5.
     #[serde(rename = "Name")]
-    pub name: String,
+    pub name: KString,
     /// The minimum supported feature level.
     ///
     /// Versions: 0-5.
@@ -487,7 +487,7 @@ pub struct BrokerFeature {
 impl Default for BrokerFeature {
     fn default() -> Self {
         Self {
-            name: String::new(),
+            name: KString::const_new(""),
             min_supported_version: 0,
             max_supported_version: 0,
             unknown_tagged_fields: TaggedFields::default(),
@@ -558,12 +558,12 @@ pub struct BrokerStaticConfig {
     ///
     /// Versions: 5.
     #[serde(rename = "Name")]
-    pub name: String,
+    pub name: KString,
     /// The config value. Null if the config is sensitive.
     ///
     /// Versions: 5; nullable: 5.
     #[serde(rename = "Value")]
-    pub value: Option<String>,
+    pub value: Option<KString>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -572,8 +572,8 @@ pub struct BrokerStaticConfig {
 impl Default for BrokerStaticConfig {
     fn default() -> Self {
         Self {
-            name: String::new(),
-            value: Some(String::new()),
+            name: KString::const_new(""),
+            value: Some(KString::const_new("")),
             unknown_tagged_fields: TaggedFields::default(),
         }
     }

@@ -29,7 +29,7 @@ pub struct RequestHeader {
     ///
     /// Versions: 1-2; nullable: 1-2.
     #[serde(rename = "ClientId")]
-    pub client_id: Option<String>,
+    pub client_id: Option<KString>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -41,7 +41,7 @@ impl Default for RequestHeader {
             request_api_key: 0,
             request_api_version: 0,
             correlation_id: 0,
-            client_id: Some(String::new()),
+            client_id: Some(KString::const_new("")),
             unknown_tagged_fields: TaggedFields::default(),
         }
     }

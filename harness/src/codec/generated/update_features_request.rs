@@ -124,7 +124,7 @@ pub struct FeatureUpdateKey {
     ///
     /// Versions: 0-2.
     #[serde(rename = "Feature")]
-    pub feature: String,
+    pub feature: KString,
     /// The new maximum version level for the finalized feature. A value >= 1 is valid. A value < 1, is special, and can be used to request the deletion of the finalized feature.
     ///
     /// Versions: 0-2.
@@ -148,7 +148,7 @@ pub struct FeatureUpdateKey {
 impl Default for FeatureUpdateKey {
     fn default() -> Self {
         Self {
-            feature: String::new(),
+            feature: KString::const_new(""),
             max_version_level: 0,
             allow_downgrade: None,
             upgrade_type: None,

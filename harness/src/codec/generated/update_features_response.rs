@@ -24,7 +24,7 @@ pub struct UpdateFeaturesResponse {
     ///
     /// Versions: 0-2; nullable: 0-2.
     #[serde(rename = "ErrorMessage")]
-    pub error_message: Option<String>,
+    pub error_message: Option<KString>,
     /// Results for each feature update.
     ///
     /// Versions: 0-1; ignorable; `None` = absent in this version.
@@ -40,7 +40,7 @@ impl Default for UpdateFeaturesResponse {
         Self {
             throttle_time_ms: 0,
             error_code: 0,
-            error_message: Some(String::new()),
+            error_message: Some(KString::const_new("")),
             results: None,
             unknown_tagged_fields: TaggedFields::default(),
         }
@@ -137,7 +137,7 @@ pub struct UpdatableFeatureResult {
     ///
     /// Versions: 0-1.
     #[serde(rename = "Feature")]
-    pub feature: String,
+    pub feature: KString,
     /// The feature update error code or `0` if the feature update succeeded.
     ///
     /// Versions: 0-1.
@@ -147,7 +147,7 @@ pub struct UpdatableFeatureResult {
     ///
     /// Versions: 0-1; nullable: 0-1.
     #[serde(rename = "ErrorMessage")]
-    pub error_message: Option<String>,
+    pub error_message: Option<KString>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -156,9 +156,9 @@ pub struct UpdatableFeatureResult {
 impl Default for UpdatableFeatureResult {
     fn default() -> Self {
         Self {
-            feature: String::new(),
+            feature: KString::const_new(""),
             error_code: 0,
-            error_message: Some(String::new()),
+            error_message: Some(KString::const_new("")),
             unknown_tagged_fields: TaggedFields::default(),
         }
     }
