@@ -3,9 +3,10 @@
 //! KIP-1294/KIP-1256 (metadata-version-aware config validation).
 //!
 //! Data flows one way: `codec ← model ← adapter ← runner → report`. This crate currently
-//! holds the codec; see `ARCHITECTURE.md` for the map.
+//! holds the codec and the reference model (`model`); see `ARCHITECTURE.md` for the map.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod codec;
+pub mod model;
