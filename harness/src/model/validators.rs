@@ -103,7 +103,11 @@ impl Validator {
                 _ => fail("Value is not a list".into()),
             },
             Validator::NonEmptyString => match value {
-                ConfigValue::String(s) if !s.is_empty() => Ok(()),
+                ConfigValue::String(s) | ConfigValue::Class(s) | ConfigValue::Password(s)
+                    if !s.is_empty() =>
+                {
+                    Ok(())
+                }
                 _ => fail("String must be non-empty".into()),
             },
         }
