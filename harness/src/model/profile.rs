@@ -230,6 +230,10 @@ pub enum ProfileError {
 }
 
 impl SpecProfile {
+    /// The built-in default as commented YAML, documenting every field; it loads to
+    /// `SpecProfile::default()`.
+    pub const DEFAULT_YAML: &'static str = include_str!("default_profile.yaml");
+
     /// Loads a profile from YAML; absent fields take their defaults, unknown fields are errors.
     pub fn from_yaml(text: &str) -> Result<Self, ProfileError> {
         let p: SpecProfile = serde_saphyr::from_str(text)?;
@@ -281,6 +285,14 @@ mod tests {
         assert_eq!(p.defaults.client_config_max_bytes, 10240);
         assert_eq!(p.first_static_configs_version, 6);
         assert!(p.default_keys.producer.is_empty() && p.default_keys.streams.is_empty());
+    }
+
+    #[test]
+    fn documented_default_yaml_is_the_default() {
+        assert_eq!(
+            SpecProfile::from_yaml(SpecProfile::DEFAULT_YAML).unwrap(),
+            SpecProfile::default()
+        );
     }
 
     #[test]
