@@ -106,6 +106,11 @@ fn policy_is_invoked_with_typed_configs_and_the_broker_timestamp() {
     assert_eq!(configs[0].value, kipcheck::model::ConfigValue::Int(50));
     assert_eq!(configs[0].ty, ConfigType::Int);
     assert_eq!(b.policy_invocations(), 1);
+    let json = serde_json::to_string(b.events()).unwrap();
+    assert!(
+        json.contains("\"event\":\"policy_invoked\"") && json.contains("\"int\":50"),
+        "{json}"
+    );
 }
 
 #[test]

@@ -827,6 +827,10 @@ fn throttle_delays_api_versions_on_a_new_connection_to_that_node() {
     c.handle(Millis(1), ClientInput::Disconnected { node: 1 });
     let out = c.handle(Millis(2), ClientInput::Connected { node: 1 });
     assert!(!out.iter().any(|o| matches!(o, ClientOutput::Send { .. })));
+    assert!(events(&out).contains(&Event::ApiVersionsDeferred {
+        node: 1,
+        until: Millis(5000)
+    }));
     assert_eq!(wake(&out), Some(Millis(5000)));
     let out = c.handle(Millis(5000), ClientInput::Tick);
     assert!(out.iter().any(|o| matches!(

@@ -535,6 +535,12 @@ fn validate_only_audits_without_writing_and_success_appends_a_feature_level_reco
     assert_eq!((f.name.as_str(), f.feature_level), ("metadata.version", 40));
     assert_eq!(c.metadata_version(), 40);
     c.check_invariants().unwrap();
+    // The event log serializes (scenario reports store it as JSON).
+    let json = serde_json::to_string(c.events()).unwrap();
+    assert!(
+        json.contains("\"event\":\"record_appended\"")
+            && json.contains("\"event\":\"metadata_version_audit\"")
+    );
 }
 
 #[test]

@@ -330,6 +330,8 @@ impl ClientModel {
                 st.push_config = None;
                 if st.throttled_until > now {
                     st.api_versions_deferred = true;
+                    let until = st.throttled_until;
+                    self.emit(now, Event::ApiVersionsDeferred { node, until }, &mut out);
                 } else {
                     self.send_api_versions(now, node, &mut out);
                 }

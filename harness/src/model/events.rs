@@ -126,6 +126,13 @@ pub enum Event {
         /// The node.
         node: NodeId,
     },
+    /// A new connection's ApiVersions waits for the node's throttle to end.
+    ApiVersionsDeferred {
+        /// The node.
+        node: NodeId,
+        /// When it will be sent.
+        until: Millis,
+    },
     /// A node's ApiVersions answer was read.
     NodeSupport {
         /// The node.
