@@ -913,3 +913,72 @@ fn retries_stop_at_the_deadline() {
     assert!(now <= Millis(1000));
     c.check_invariants().unwrap();
 }
+
+// ----- end to end through the broker model -----
+
+#[test]
+fn policy_rejection_reaches_the_client_with_its_message() {
+    let mut s = sim(ClientType::Admin, cfg(&[]), 1, &[(1, true)]);
+    s.brokers
+        .get_mut(&1)
+        .unwrap()
+        .set_policy(Some(kipcheck::model::PolicyVerdict::Reject {
+            message: "retries must be below 10".into(),
+        }));
+    s.input(ClientInput::Start);
+    s.input(ClientInput::UserRequest { id: 1 });
+    s.input(ClientInput::Connected { node: 1 });
+    assert_eq!(
+        s.client.state(),
+        &HandshakeState::Rejected {
+            error_code: ErrorCode::INVALID_CONFIG
+        }
+    );
+    assert!(s.client.events().iter().any(|e| e.event
+        == Event::PushRejected {
+            node: 1,
+            error_code: ErrorCode::INVALID_CONFIG,
+            error_message: Some("retries must be below 10".into())
+        }));
+    assert_eq!(s.released, vec![1]);
+    assert_eq!(s.pushes().len(), 1, "not retried");
+}
+
+#[test]
+fn oversized_push_is_rejected_by_the_broker_and_not_retried() {
+    // The client's budget (profile, 10240) exceeds this broker's client.config.max.bytes.
+    let profile = SpecProfile::default();
+    let mut s = Sim::new(ClientType::Admin, cfg(&[]), &profile, 1, &[]);
+    let mut settings = kipcheck::model::BrokerSettings::new(1);
+    settings.client_config_max_bytes = Some(20);
+    s.brokers.insert(
+        1,
+        kipcheck::model::BrokerModel::new(settings, &profile).unwrap(),
+    );
+    s.boot();
+    assert_eq!(
+        s.client.state(),
+        &HandshakeState::Rejected {
+            error_code: ErrorCode::CONFIG_TOO_LARGE
+        }
+    );
+    assert_eq!(s.brokers[&1].policy_invocations(), 0);
+    s.advance_to(Millis(100_000));
+    assert_eq!(s.pushes().len(), 1);
+}
+
+#[test]
+fn clients_work_with_a_mix_of_old_and_new_brokers() {
+    let mut s = sim(ClientType::Consumer, cfg(&[]), 5, &[(1, false), (2, true)]);
+    s.input(ClientInput::Start);
+    s.input(ClientInput::UserRequest { id: 1 });
+    s.input(ClientInput::Connected { node: 1 });
+    // Every connected node is old: user requests go ahead.
+    assert_eq!(s.released, vec![1]);
+    // A new broker appears before the deadline: the push still happens, in the background.
+    s.input(ClientInput::Connected { node: 2 });
+    assert_eq!(s.pushes(), vec![2]);
+    assert_eq!(s.client.state(), &HandshakeState::Completed { node: 2 });
+    s.input(ClientInput::UserRequest { id: 2 });
+    assert_eq!(s.released, vec![1, 2]);
+}
