@@ -13,6 +13,7 @@ use super::profile::{AuditDirection, SpecProfile};
 use super::server_config::{resource_type, ServerConfigDefs};
 use super::time::Millis;
 use crate::codec::alter_configs_response::AlterConfigsResourceResponse;
+use crate::codec::incremental_alter_configs_request as inc_req;
 use crate::codec::incremental_alter_configs_response::AlterConfigsResourceResponse as IncResourceResponse;
 use crate::codec::register_broker_record::{BrokerEndpoint, BrokerFeature, BrokerStaticConfig};
 use crate::codec::update_features_response::UpdatableFeatureResult;
@@ -554,7 +555,6 @@ impl ControllerModel {
     fn current_list(
         &self,
         rtype: i8,
-        rname: &str,
         name: &str,
         current: &BTreeMap<String, String>,
     ) -> Vec<String> {
@@ -562,11 +562,57 @@ impl ControllerModel {
             .get(name)
             .cloned()
             .or_else(|| self.defs.for_resource(rtype)?.get(name)?.default.clone());
-        let _ = rname;
         match raw.map(|r| ConfigValue::parse(ConfigType::List, &r)) {
             Some(Ok(ConfigValue::List(items))) => items,
             _ => Vec::new(),
         }
+    }
+
+    /// The new config map of one IncrementalAlterConfigs resource, or why it is refused.
+    fn incremental_outcome(&self, r: &inc_req::AlterConfigsResource) -> ResourceOutcome {
+        let (rtype, rname) = (r.resource_type, r.resource_name.as_str());
+        Self::structural_checks(rtype, r.configs.iter().map(|c| c.name.as_str()))?;
+        for c in &r.configs {
+            if !(op::SET..=op::SUBTRACT).contains(&c.config_operation) {
+                let msg = format!(
+                    "Unknown operation {} for config {}",
+                    c.config_operation, c.name
+                );
+                return Err((ErrorCode::INVALID_REQUEST, msg));
+            }
+            if c.value.is_none() && c.config_operation != op::DELETE {
+                let msg = format!(
+                    "Null value not supported for config {} with operation {}",
+                    c.name, c.config_operation
+                );
+                return Err((ErrorCode::INVALID_REQUEST, msg));
+            }
+        }
+        let mut new = self.resource_configs(rtype, rname);
+        for c in &r.configs {
+            let value = c.value.clone().unwrap_or_default();
+            let result = match c.config_operation {
+                op::DELETE => {
+                    new.remove(&c.name);
+                    continue;
+                }
+                op::SET => value,
+                list_op => {
+                    if self.key_type(rtype, &c.name) != Some(ConfigType::List) {
+                        let msg = format!(
+                            "Config value append/subtract is not allowed for config key: {}",
+                            c.name
+                        );
+                        return Err((ErrorCode::INVALID_CONFIG, msg));
+                    }
+                    let current = self.current_list(rtype, &c.name, &new);
+                    apply_list_op(current, list_op == op::APPEND, &value)
+                }
+            };
+            self.check_value(rtype, &c.name, &result)?;
+            new.insert(c.name.clone(), result);
+        }
+        Ok(new)
     }
 
     /// IncrementalAlterConfigs (SET, DELETE, APPEND, SUBTRACT).
@@ -578,61 +624,8 @@ impl ControllerModel {
     ) -> IncrementalAlterConfigsResponse {
         let mut responses = Vec::new();
         for r in &req.resources {
+            let outcome = self.incremental_outcome(r);
             let (rtype, rname) = (r.resource_type, r.resource_name.as_str());
-            let outcome = Self::structural_checks(rtype, r.configs.iter().map(|c| c.name.as_str()))
-                .and_then(|()| {
-                    let mut new = self.resource_configs(rtype, rname);
-                    for c in &r.configs {
-                        if !(op::SET..=op::SUBTRACT).contains(&c.config_operation) {
-                            return Err((
-                                ErrorCode::INVALID_REQUEST,
-                                format!("Unknown operation {} for config {}", c.config_operation, c.name),
-                            ));
-                        }
-                        if c.value.is_none() && c.config_operation != op::DELETE {
-                            return Err((
-                                ErrorCode::INVALID_REQUEST,
-                                format!("Null value not supported for config {} with operation {}", c.name, c.config_operation),
-                            ));
-                        }
-                    }
-                    for c in &r.configs {
-                        let value = c.value.clone().unwrap_or_default();
-                        let result = match c.config_operation {
-                            op::DELETE => {
-                                new.remove(&c.name);
-                                continue;
-                            }
-                            op::SET => value,
-                            _ => {
-                                if self.key_type(rtype, &c.name) != Some(ConfigType::List) {
-                                    return Err((
-                                        ErrorCode::INVALID_CONFIG,
-                                        format!("Config value append/subtract is not allowed for config key: {}", c.name),
-                                    ));
-                                }
-                                let mut items = self.current_list(rtype, rname, &c.name, &new);
-                                let delta = match ConfigValue::parse(ConfigType::List, &value) {
-                                    Ok(ConfigValue::List(d)) => d,
-                                    _ => Vec::new(),
-                                };
-                                if c.config_operation == op::APPEND {
-                                    for d in delta {
-                                        if !items.contains(&d) {
-                                            items.push(d);
-                                        }
-                                    }
-                                } else {
-                                    items.retain(|i| !delta.contains(i));
-                                }
-                                items.join(",")
-                            }
-                        };
-                        self.check_value(rtype, &c.name, &result)?;
-                        new.insert(c.name.clone(), result);
-                    }
-                    Ok(new)
-                });
             let (error_code, error_message) =
                 self.finish_resource(now, req.validate_only, rtype, rname, outcome);
             responses.push(IncResourceResponse {
@@ -787,4 +780,24 @@ impl ControllerModel {
         }
         .project(version)
     }
+}
+
+/// APPEND (`append`) or SUBTRACT the comma-separated `delta` to or from a list value, as
+/// Kafka's `IncrementalAlterConfigs` does: APPEND adds missing elements at the end, SUBTRACT
+/// removes every listed element. Returns the rendered list.
+fn apply_list_op(mut items: Vec<String>, append: bool, delta: &str) -> String {
+    let delta = match ConfigValue::parse(ConfigType::List, delta) {
+        Ok(ConfigValue::List(d)) => d,
+        _ => Vec::new(),
+    };
+    if append {
+        for d in delta {
+            if !items.contains(&d) {
+                items.push(d);
+            }
+        }
+    } else {
+        items.retain(|i| !delta.contains(i));
+    }
+    items.join(",")
 }
