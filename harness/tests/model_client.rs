@@ -16,6 +16,16 @@ fn consumer(user: &[(&str, &str)]) -> ClientModel {
     ClientModel::new(ClientType::Consumer, cfg(user), &SpecProfile::default(), 1).unwrap()
 }
 
+fn consumer_seeded(seed: u64) -> ClientModel {
+    ClientModel::new(
+        ClientType::Consumer,
+        cfg(&[]),
+        &SpecProfile::default(),
+        seed,
+    )
+    .unwrap()
+}
+
 fn keys(c: &ClientModel) -> Vec<String> {
     c.selected_request()
         .map(|r| r.configs.iter().map(|c| c.config_key.clone()).collect())
@@ -261,8 +271,20 @@ fn allowed_keys_key_itself_is_sent_only_if_listed() {
 
 #[test]
 fn one_warning_per_sensitive_key_for_each_rule() {
+    let listed = [
+        "sasl.jaas.config",
+        "security.protocol",
+        "ssl.protocol",
+        "consumer.ssl.x",
+        "interceptor.classes",
+        "key.deserializer",
+        "ssl.key.password",
+        "my.app.setting",
+        "client.id",
+    ]
+    .join(",");
     let mut c = consumer(&[
-        ("config.push.allowed.keys", "sasl.jaas.config,security.protocol,ssl.protocol,consumer.ssl.x,interceptor.classes,key.deserializer,ssl.key.password,my.app.setting,client.id"),
+        ("config.push.allowed.keys", &listed),
         ("my.app.setting", "x"),
     ]);
     let out = c.handle(Millis(0), ClientInput::Start);
@@ -455,85 +477,75 @@ fn only_old_brokers_release_user_requests_without_a_push() {
 
 #[test]
 fn node_choice_uses_the_seeded_rng() {
-    let choose = |seed| {
-        let mut sim = Sim::new(
-            ClientType::Admin,
-            cfg(&[]),
-            &SpecProfile::default(),
-            seed,
-            &[(1, true), (2, true), (3, true)],
-        );
-        sim.input(ClientInput::Start);
-        // Connect all, but answer ApiVersions only after all are connected: the choice is among three.
-        for n in 1..=3 {
-            sim.client
-                .handle(Millis(0), ClientInput::Connected { node: n });
-        }
-        for n in 1..=3 {
-            let out = sim.client.handle(
-                Millis(0),
-                ClientInput::ApiVersionsResponse {
-                    node: n,
-                    body: api_versions(true),
-                },
-            );
-            if let Some(node) = push_targets(&out).first() {
-                return (*node, events(&out));
-            }
-        }
-        unreachable!()
-    };
-    let (a, _) = choose(1);
-    assert_eq!(choose(1).0, a, "same seed, same node");
-    let distinct: std::collections::BTreeSet<_> = (0..40u64).map(|s| choose(s).0).collect();
-    assert_eq!(
-        distinct.len(),
-        1,
-        "first ApiVersions answer triggers the push: only node 1 is a candidate"
-    );
-    // With all three known before the push (sticky cleared by a disconnect), the RNG spreads.
-    let chosen: std::collections::BTreeSet<i32> = (0..40u64)
-        .map(|seed| {
-            let mut c =
-                ClientModel::new(ClientType::Admin, cfg(&[]), &SpecProfile::default(), seed)
-                    .unwrap();
-            c.handle(Millis(0), ClientInput::Start);
-            for n in 1..=3 {
-                c.handle(Millis(0), ClientInput::Connected { node: n });
-            }
-            for n in 2..=3 {
-                c.handle(
-                    Millis(0),
-                    ClientInput::ApiVersionsResponse {
-                        node: n,
-                        body: api_versions(true),
-                    },
-                );
-            }
-            // node 2 got the first push; drop it and retry among 2 (reconnected) and 3.
-            c.handle(Millis(0), ClientInput::Disconnected { node: 2 });
-            c.handle(Millis(0), ClientInput::Connected { node: 2 });
+    // All three nodes are connected and have answered ApiVersions before the client starts,
+    // so the first push chooses among all of them.
+    let choose = |seed: u64| {
+        let mut c = consumer_seeded(seed);
+        for node in 1..=3 {
+            c.handle(Millis(0), ClientInput::Connected { node });
             c.handle(
                 Millis(0),
                 ClientInput::ApiVersionsResponse {
-                    node: 2,
+                    node,
                     body: api_versions(true),
                 },
             );
-            let out = c.handle(Millis(1000), ClientInput::Tick);
-            let ev = events(&out);
-            ev.iter()
-                .find_map(|e| match e {
-                    Event::NodeChosen { node, candidates } => {
-                        assert_eq!(candidates, &vec![2, 3], "seed {seed}");
-                        Some(*node)
-                    }
-                    _ => None,
-                })
-                .unwrap_or_else(|| panic!("seed {seed}: no choice in {ev:?}"))
-        })
-        .collect();
-    assert_eq!(chosen, [2, 3].into_iter().collect());
+        }
+        let out = c.handle(Millis(0), ClientInput::Start);
+        let chosen = events(&out).into_iter().find_map(|e| match e {
+            Event::NodeChosen { node, candidates } => Some((node, candidates)),
+            _ => None,
+        });
+        let (node, candidates) = chosen.unwrap_or_else(|| panic!("seed {seed}: no choice"));
+        assert_eq!(candidates, vec![1, 2, 3], "seed {seed}");
+        assert_eq!(push_targets(&out), vec![node], "seed {seed}");
+        node
+    };
+    for seed in 0..40u64 {
+        assert_eq!(
+            choose(seed),
+            choose(seed),
+            "seed {seed}: same seed, same node"
+        );
+    }
+    let chosen: std::collections::BTreeSet<i32> = (0..40u64).map(choose).collect();
+    assert_eq!(chosen, [1, 2, 3].into_iter().collect());
+}
+
+#[test]
+fn the_first_advertising_node_gets_the_push_and_stays_sticky() {
+    let mut c = consumer(&[]);
+    c.handle(Millis(0), ClientInput::Start);
+    c.handle(Millis(0), ClientInput::Connected { node: 1 });
+    c.handle(Millis(0), ClientInput::Connected { node: 2 });
+    let out = c.handle(
+        Millis(0),
+        ClientInput::ApiVersionsResponse {
+            node: 2,
+            body: api_versions(true),
+        },
+    );
+    assert_eq!(push_targets(&out), vec![2]);
+    c.handle(
+        Millis(0),
+        ClientInput::ApiVersionsResponse {
+            node: 1,
+            body: api_versions(true),
+        },
+    );
+    let out = c.handle(
+        Millis(1),
+        ClientInput::PushConfigResponse {
+            node: 2,
+            body: push_response(ErrorCode::REQUEST_TIMED_OUT, 0, None),
+        },
+    );
+    let at = wake(&out).unwrap();
+    assert_eq!(
+        push_targets(&c.handle(at, ClientInput::Tick)),
+        vec![2],
+        "sticky"
+    );
 }
 
 #[test]

@@ -72,7 +72,7 @@ fn inc_req(
     }
 }
 
-/// The error code of a one-resource, one-config IncrementalAlterConfigs (applied, not validate-only).
+/// The error code of a one-resource, one-config IncrementalAlterConfigs (not validate-only).
 fn inc_code(c: &mut ControllerModel, rtype: i8, rname: &str, config: inc::AlterableConfig) -> i16 {
     c.handle_incremental_alter_configs(Millis(0), 1, &inc_req(rtype, rname, vec![config], false))
         .responses[0]
@@ -221,7 +221,11 @@ fn registration_audit_rejects_static_configs_that_violate_the_current_level() {
         );
         assert_eq!(c.metadata_log().len(), before, "nothing written");
         assert!(c.brokers().is_empty());
-        assert!(c.events().iter().any(|e| matches!(&e.event, Event::RegistrationRejected { message, .. } if message.contains("log.segment.bytes"))));
+        let rejected = c.events().iter().any(|e| {
+            matches!(&e.event, Event::RegistrationRejected { message, .. }
+                if message.contains("log.segment.bytes"))
+        });
+        assert!(rejected);
         // Floor semantics: at level 39 no MV validator applies.
         let mut c = controller(&p, 39);
         assert_eq!(
@@ -525,7 +529,11 @@ fn validate_only_audits_without_writing_and_success_appends_a_feature_level_reco
     let r = c.handle_update_features(Millis(0), 1, &mv_update(40, 1, true));
     assert_eq!(r.error_code, 0);
     assert_eq!(c.metadata_log().len(), before);
-    assert!(c.events().iter().any(|e| matches!(&e.event, Event::MetadataVersionAudit { from: 39, to: 40, violations } if violations.is_empty())));
+    let audited = c.events().iter().any(|e| {
+        matches!(&e.event, Event::MetadataVersionAudit { from: 39, to: 40, violations }
+            if violations.is_empty())
+    });
+    assert!(audited);
     let r = c.handle_update_features(Millis(5), 1, &mv_update(40, 1, false));
     assert_eq!(r.error_code, 0);
     assert_eq!(r.results.unwrap()[0].feature, "metadata.version");

@@ -5,7 +5,7 @@
 
 mod model_support;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use proptest::prelude::*;
 
@@ -49,74 +49,154 @@ fn key() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Sensitive, undefined and CLASS/PASSWORD keys never reach the request.
+fn check_sensitive_never_emitted(
+    t: ClientType,
+    keys: Vec<String>,
+    vals: Vec<String>,
+) -> Result<(), TestCaseError> {
+    let mut user: BTreeMap<String, String> = keys.iter().cloned().zip(vals).collect();
+    user.insert("config.push.allowed.keys".into(), keys.join(","));
+    // Values that do not parse make the constructor fail: the configuration-error path.
+    let Ok(c) = ClientModel::new(t, user, &SpecProfile::default(), 0) else {
+        return Ok(());
+    };
+    let defs = client_definitions(t);
+    let sent = c
+        .selected_request()
+        .map(|r| r.configs.clone())
+        .unwrap_or_default();
+    for e in sent {
+        let key = e.config_key.as_str();
+        let ty = defs.get(key).map(|d| d.ty);
+        prop_assert!(ty.is_some(), "undefined key {} sent", key);
+        prop_assert_eq!(classify(key, ty), None);
+        prop_assert!(e.config_type != 7 && e.config_type != 8);
+        for w in ["sasl.", "ssl.", "security."] {
+            let infix = format!(".{w}");
+            prop_assert!(!key.starts_with(w) && !key.contains(&infix), "{}", key);
+        }
+        prop_assert!(
+            !key.ends_with(".class") && !key.ends_with(".classes"),
+            "{}",
+            key
+        );
+    }
+    Ok(())
+}
+
+/// Every delay is within the jitter bounds of its term and the cap; terms never shrink.
+fn check_backoff(initial: u64, extra: u64, jitter: f64, seed: u64) -> Result<(), TestCaseError> {
+    let b = ExponentialBackoff {
+        initial_ms: initial,
+        max_ms: initial + extra,
+        jitter,
+    };
+    let mut rng = ModelRng::new(seed);
+    let mut last_term = 0.0;
+    for n in 0..16 {
+        let d = b.delay(n, &mut rng);
+        let (lo, hi) = b.bounds(n);
+        prop_assert!(
+            lo <= d && d <= hi,
+            "seed {seed}: attempt {n}: {d} not in [{lo}, {hi}]"
+        );
+        prop_assert!(d <= b.max_ms, "seed {seed}: {d} over cap");
+        let term = b.term(n);
+        prop_assert!(term >= last_term, "seed {seed}: term shrank at attempt {n}");
+        last_term = term;
+    }
+    // The term reaches the cap (max/initial < 2^15 here).
+    prop_assert!(
+        (b.term(15) - b.max_ms as f64).abs() < 1e-6 || extra == 0,
+        "seed {seed}"
+    );
+    Ok(())
+}
+
+/// `MvValidators::floor` picks what a linear scan picks.
+fn check_floor(levels: BTreeSet<i16>, at: i16) -> Result<(), TestCaseError> {
+    let m = MvValidators(
+        levels
+            .iter()
+            .map(|l| (*l, Validator::AtLeast(f64::from(*l))))
+            .collect(),
+    );
+    let brute = levels.iter().copied().filter(|l| *l <= at).max();
+    prop_assert_eq!(m.floor(at).map(|(l, _)| l), brute);
+    if let Some((l, v)) = m.floor(at) {
+        prop_assert_eq!(v, &Validator::AtLeast(f64::from(l)));
+    }
+    Ok(())
+}
+
+/// Whatever the budget and measure, the selected request fits.
+fn check_budget(
+    t: ClientType,
+    budget: u32,
+    measure: SizeMeasure,
+    long: String,
+) -> Result<(), TestCaseError> {
+    let mut p = SpecProfile {
+        size_measure: measure,
+        ..SpecProfile::default()
+    };
+    p.defaults.client_config_max_bytes = budget;
+    let all: Vec<&str> = client_definitions(t).keys().map(|d| d.name).collect();
+    let mut user = BTreeMap::new();
+    user.insert("config.push.allowed.keys".to_string(), all.join(","));
+    user.insert("client.id".to_string(), long);
+    let c = ClientModel::new(t, user, &p, 0).unwrap();
+    if let Some(req) = c.selected_request() {
+        prop_assert!(request_size(measure, req) <= budget as usize);
+        prop_assert!(!req.configs.is_empty());
+    }
+    c.check_invariants()
+        .map_err(|v| TestCaseError::fail(v.to_string()))
+}
+
+fn measure() -> impl Strategy<Value = SizeMeasure> {
+    prop::sample::select(vec![SizeMeasure::RequestBody, SizeMeasure::ConfigsArray])
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
-    fn sensitive_keys_are_never_emitted(t in client_type(), keys in prop::collection::vec(key(), 0..12), vals in prop::collection::vec("[ -~]{0,8}", 0..12)) {
-        let mut user: BTreeMap<String, String> = BTreeMap::new();
-        for (k, v) in keys.iter().zip(vals.iter()) {
-            user.insert(k.clone(), v.clone());
-        }
-        user.insert("config.push.allowed.keys".into(), keys.join(","));
-        // Values that do not parse make the constructor fail; that is the configuration error path.
-        let Ok(c) = ClientModel::new(t, user, &SpecProfile::default(), 0) else { return Ok(()) };
-        let defs = client_definitions(t);
-        for e in c.selected_request().map(|r| r.configs.clone()).unwrap_or_default() {
-            let ty = defs.get(&e.config_key).map(|d| d.ty);
-            prop_assert!(ty.is_some(), "undefined key {} sent", e.config_key);
-            prop_assert_eq!(classify(&e.config_key, ty), None);
-            prop_assert!(e.config_type != 7 && e.config_type != 8);
-            for w in ["sasl.", "ssl.", "security."] {
-                let infix = format!(".{}", w);
-                prop_assert!(!e.config_key.starts_with(w) && !e.config_key.contains(&infix));
-            }
-            prop_assert!(!e.config_key.ends_with(".class") && !e.config_key.ends_with(".classes"));
-        }
+    fn sensitive_keys_are_never_emitted(
+        t in client_type(),
+        keys in prop::collection::vec(key(), 0..12),
+        vals in prop::collection::vec("[ -~]{0,8}", 0..12),
+    ) {
+        check_sensitive_never_emitted(t, keys, vals)?;
     }
 
     #[test]
-    fn backoff_stays_in_jitter_bounds_grows_and_respects_the_cap(initial in 1u64..2000, extra in 0u64..20000, jitter in 0.0f64..0.9, seed in any::<u64>()) {
-        let b = ExponentialBackoff { initial_ms: initial, max_ms: initial + extra, jitter };
-        let mut rng = ModelRng::new(seed);
-        let mut last_term = 0.0;
-        for n in 0..16 {
-            let d = b.delay(n, &mut rng);
-            let (lo, hi) = b.bounds(n);
-            prop_assert!(lo <= d && d <= hi, "seed {seed}: attempt {n}: {d} not in [{lo}, {hi}]");
-            prop_assert!(d <= b.max_ms, "seed {seed}: {d} over cap");
-            let term = b.term(n);
-            prop_assert!(term >= last_term, "seed {seed}: term shrank");
-            last_term = term;
-        }
-        prop_assert!((b.term(15) - b.max_ms.max(initial) as f64).abs() < 1e-6 || extra == 0);
+    fn backoff_stays_in_jitter_bounds_grows_and_respects_the_cap(
+        initial in 1u64..2000,
+        extra in 0u64..20000,
+        jitter in 0.0f64..0.9,
+        seed in any::<u64>(),
+    ) {
+        check_backoff(initial, extra, jitter, seed)?;
     }
 
     #[test]
-    fn floor_selection_equals_brute_force(levels in prop::collection::btree_set(-5i16..60, 0..8), at in -10i16..70) {
-        let m = MvValidators(levels.iter().map(|l| (*l, Validator::AtLeast(f64::from(*l)))).collect());
-        let brute = levels.iter().copied().filter(|l| *l <= at).max();
-        prop_assert_eq!(m.floor(at).map(|(l, _)| l), brute);
-        if let Some((l, v)) = m.floor(at) {
-            prop_assert_eq!(v, &Validator::AtLeast(f64::from(l)));
-        }
+    fn floor_selection_equals_brute_force(
+        levels in prop::collection::btree_set(-5i16..60, 0..8),
+        at in -10i16..70,
+    ) {
+        check_floor(levels, at)?;
     }
 
     #[test]
-    fn no_request_over_budget(t in client_type(), budget in 1u32..600, measure in prop::sample::select(vec![SizeMeasure::RequestBody, SizeMeasure::ConfigsArray]), long in "[a-z]{0,300}") {
-        let mut p = SpecProfile::default();
-        p.defaults.client_config_max_bytes = budget;
-        p.size_measure = measure;
-        let all: Vec<String> = client_definitions(t).keys().map(|d| d.name.to_string()).collect();
-        let mut user = BTreeMap::new();
-        user.insert("config.push.allowed.keys".to_string(), all.join(","));
-        user.insert("client.id".to_string(), long.clone());
-        let c = ClientModel::new(t, user, &p, 0).unwrap();
-        if let Some(req) = c.selected_request() {
-            prop_assert!(request_size(measure, req) <= budget as usize);
-            prop_assert!(!req.configs.is_empty());
-        }
-        c.check_invariants().unwrap();
+    fn no_request_over_budget(
+        t in client_type(),
+        budget in 1u32..600,
+        m in measure(),
+        long in "[a-z]{0,300}",
+    ) {
+        check_budget(t, budget, m, long)?;
     }
 }
 
@@ -262,11 +342,139 @@ fn controller_op() -> impl Strategy<Value = ControllerOp> {
     ]
 }
 
+/// Runs broker operations, checking invariants after each.
+fn run_broker(ops: &[BrokerOp]) -> Result<(), TestCaseError> {
+    let mut s = BrokerSettings::new(1);
+    s.client_config_max_bytes = Some(300);
+    let mut b = BrokerModel::new(s, &SpecProfile::default()).unwrap();
+    for (i, op) in ops.iter().enumerate() {
+        let now = Millis(i as u64);
+        let push = |body| BrokerRequest {
+            api_key: ApiKey(95),
+            api_version: 0,
+            body,
+        };
+        match op.clone() {
+            BrokerOp::Push(entries) => {
+                let configs = entries
+                    .into_iter()
+                    .map(|(k, v, t, d)| Config {
+                        config_key: k,
+                        config_value: v,
+                        config_type: t,
+                        is_default: d,
+                        ..Default::default()
+                    })
+                    .collect();
+                let req = PushConfigRequest {
+                    configs,
+                    ..Default::default()
+                };
+                b.handle_request(now, &push(req.to_bytes(0).unwrap()));
+            }
+            BrokerOp::Raw(body) => {
+                b.handle_request(now, &push(body));
+            }
+            BrokerOp::Policy(p) => b.set_policy(p.map(|ok| {
+                if ok {
+                    PolicyVerdict::Accept
+                } else {
+                    PolicyVerdict::Reject {
+                        message: "no".into(),
+                    }
+                }
+            })),
+            BrokerOp::Throttle(t) => b.set_throttle_time_ms(t),
+        }
+        b.check_invariants()
+            .map_err(|v| TestCaseError::fail(format!("{v} after {op:?}")))?;
+    }
+    Ok(())
+}
+
+/// Runs controller operations, checking invariants (including replay) after each.
+fn run_controller(ops: &[ControllerOp]) -> Result<(), TestCaseError> {
+    let p = SpecProfile {
+        static_config_persistence_level: 40,
+        ..SpecProfile::default()
+    };
+    let strict = Validator::AtLeast(3.0 * 1048576.0);
+    let defs = ServerConfigDefs::default()
+        .with_mv_validator("segment.bytes", 38, strict.clone())
+        .with_mv_validator("log.segment.bytes", 42, strict);
+    let mut c = ControllerModel::new(&p, defs, 35, Millis(0));
+    for op in ops {
+        match op.clone() {
+            ControllerOp::Register(id, version, seg) => {
+                let mut s = BrokerSettings::new(id);
+                s.server_properties
+                    .insert("log.segment.bytes".into(), seg.to_string());
+                let b = BrokerModel::new(s, &p).unwrap();
+                let (v, req) = b.registration_request(version);
+                c.handle_broker_registration(Millis(1), v, &req);
+            }
+            ControllerOp::Alter(rtype, r, name, value, operation, validate_only) => {
+                let resource_name = if rtype == BROKER {
+                    String::new()
+                } else {
+                    format!("t{r}")
+                };
+                let config = inc::AlterableConfig {
+                    name,
+                    config_operation: operation,
+                    value,
+                    ..Default::default()
+                };
+                let req = IncrementalAlterConfigsRequest {
+                    resources: vec![inc::AlterConfigsResource {
+                        resource_type: rtype,
+                        resource_name,
+                        configs: vec![config],
+                        ..Default::default()
+                    }],
+                    validate_only,
+                    ..Default::default()
+                };
+                c.handle_incremental_alter_configs(Millis(2), 1, &req);
+            }
+            ControllerOp::Features(level, upgrade_type, validate_only) => {
+                let update = FeatureUpdateKey {
+                    feature: "metadata.version".into(),
+                    max_version_level: level,
+                    upgrade_type: Some(upgrade_type),
+                    ..Default::default()
+                };
+                let req = UpdateFeaturesRequest {
+                    timeout_ms: 60000,
+                    feature_updates: vec![update],
+                    validate_only: Some(validate_only),
+                    ..Default::default()
+                };
+                c.handle_update_features(Millis(3), 1, &req);
+            }
+        }
+        c.check_invariants()
+            .map_err(|v| TestCaseError::fail(format!("{v} after {op:?}")))?;
+    }
+    // With audits in both directions, every dynamic value satisfies the current level.
+    let violations = c.audit(c.metadata_version());
+    prop_assert!(
+        violations.iter().all(|v| v.contains("static config")),
+        "{:?}",
+        violations
+    );
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
 
     #[test]
-    fn client_invariants_hold_and_same_seed_gives_same_log(t in client_type(), seed in any::<u64>(), ops in prop::collection::vec(client_op(), 0..60)) {
+    fn client_invariants_hold_and_same_seed_gives_same_log(
+        t in client_type(),
+        seed in any::<u64>(),
+        ops in prop::collection::vec(client_op(), 0..60),
+    ) {
         let a = run_client(t, seed, &ops)?;
         let b = run_client(t, seed, &ops)?;
         prop_assert_eq!(a, b, "seed {}", seed);
@@ -274,67 +482,13 @@ proptest! {
 
     #[test]
     fn broker_invariants_hold(ops in prop::collection::vec(broker_op(), 0..30)) {
-        let mut s = BrokerSettings::new(1);
-        s.client_config_max_bytes = Some(300);
-        let mut b = BrokerModel::new(s, &SpecProfile::default()).unwrap();
-        let mut log = Vec::new();
-        for (i, op) in ops.iter().enumerate() {
-            match op.clone() {
-                BrokerOp::Push(entries) => {
-                    let configs = entries.into_iter().map(|(k, v, t, d)| Config { config_key: k, config_value: v, config_type: t, is_default: d, ..Default::default() }).collect();
-                    let body = PushConfigRequest { configs, ..Default::default() }.to_bytes(0).unwrap();
-                    log.push(b.handle_request(Millis(i as u64), &BrokerRequest { api_key: ApiKey(95), api_version: 0, body }));
-                }
-                BrokerOp::Raw(body) => log.push(b.handle_request(Millis(i as u64), &BrokerRequest { api_key: ApiKey(95), api_version: 0, body })),
-                BrokerOp::Policy(p) => b.set_policy(p.map(|ok| if ok { PolicyVerdict::Accept } else { PolicyVerdict::Reject { message: "no".into() } })),
-                BrokerOp::Throttle(t) => b.set_throttle_time_ms(t),
-            }
-            b.check_invariants().map_err(|v| TestCaseError::fail(format!("{v} after {op:?}")))?;
-        }
+        run_broker(&ops)?;
     }
 
     #[test]
-    fn controller_invariants_hold_and_replay_restores_state(ops in prop::collection::vec(controller_op(), 0..25)) {
-        let p = SpecProfile { static_config_persistence_level: 40, ..SpecProfile::default() };
-        let defs = || ServerConfigDefs::default()
-            .with_mv_validator("segment.bytes", 38, Validator::AtLeast(3.0 * 1048576.0))
-            .with_mv_validator("log.segment.bytes", 42, Validator::AtLeast(3.0 * 1048576.0));
-        let mut c = ControllerModel::new(&p, defs(), 35, Millis(0));
-        for op in &ops {
-            match op.clone() {
-                ControllerOp::Register(id, version, seg) => {
-                    let mut s = BrokerSettings::new(id);
-                    s.server_properties.insert("log.segment.bytes".into(), seg.to_string());
-                    let b = BrokerModel::new(s, &p).unwrap();
-                    let (v, req) = b.registration_request(version);
-                    c.handle_broker_registration(Millis(1), v, &req);
-                }
-                ControllerOp::Alter(rtype, r, name, value, operation, validate_only) => {
-                    let req = IncrementalAlterConfigsRequest {
-                        resources: vec![inc::AlterConfigsResource {
-                            resource_type: rtype,
-                            resource_name: if rtype == BROKER { String::new() } else { format!("t{r}") },
-                            configs: vec![inc::AlterableConfig { name, config_operation: operation, value, ..Default::default() }],
-                            ..Default::default()
-                        }],
-                        validate_only,
-                        ..Default::default()
-                    };
-                    c.handle_incremental_alter_configs(Millis(2), 1, &req);
-                }
-                ControllerOp::Features(level, upgrade_type, validate_only) => {
-                    let req = UpdateFeaturesRequest {
-                        timeout_ms: 60000,
-                        feature_updates: vec![FeatureUpdateKey { feature: "metadata.version".into(), max_version_level: level, upgrade_type: Some(upgrade_type), ..Default::default() }],
-                        validate_only: Some(validate_only),
-                        ..Default::default()
-                    };
-                    c.handle_update_features(Millis(3), 1, &req);
-                }
-            }
-            c.check_invariants().map_err(|v| TestCaseError::fail(format!("{v} after {op:?}")))?;
-        }
-        // Every dynamic value passes the MV validator of the current level.
-        prop_assert!(c.audit(c.metadata_version()).iter().all(|v| v.contains("static config")), "{:?}", c.audit(c.metadata_version()));
+    fn controller_invariants_hold_and_replay_restores_state(
+        ops in prop::collection::vec(controller_op(), 0..25),
+    ) {
+        run_controller(&ops)?;
     }
 }
