@@ -83,6 +83,11 @@ fn api_versions_advertises_push_config_iff_a_policy_is_configured() {
                 .any(|k| k.api_key == 95 && k.min_version == 0 && k.max_version == 0),
             advertised
         );
+        assert!(b.events().iter().any(|e| e.event
+            == Event::ApiVersionsAnswered {
+                version: 3,
+                push_config_advertised: advertised
+            }));
     }
 }
 

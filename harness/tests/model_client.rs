@@ -994,3 +994,41 @@ fn clients_work_with_a_mix_of_old_and_new_brokers() {
     s.input(ClientInput::UserRequest { id: 2 });
     assert_eq!(s.released, vec![1, 2]);
 }
+
+#[test]
+fn a_payload_near_the_limit_is_sent_and_accepted() {
+    // client.id sized so that the request body is exactly client.config.max.bytes (10240).
+    let body_len = |n: usize| {
+        let c = ClientModel::new(
+            ClientType::Admin,
+            cfg(&[
+                ("config.push.allowed.keys", "client.id"),
+                ("client.id", &"c".repeat(n)),
+            ]),
+            &SpecProfile::default(),
+            1,
+        )
+        .unwrap();
+        c.selected_request()
+            .map(|r| kipcheck::codec::Message::encoded_len(r, 0).unwrap())
+    };
+    let n = (10_100..10_300)
+        .find(|n| body_len(*n) == Some(10240))
+        .unwrap();
+    assert_eq!(
+        body_len(n + 1),
+        None,
+        "one byte more is dropped by the client"
+    );
+    let mut s = sim(
+        ClientType::Admin,
+        cfg(&[
+            ("config.push.allowed.keys", "client.id"),
+            ("client.id", &"c".repeat(n)),
+        ]),
+        1,
+        &[(1, true)],
+    );
+    s.boot();
+    assert_eq!(s.client.state(), &HandshakeState::Completed { node: 1 });
+}

@@ -377,6 +377,12 @@ fn validate_only_changes_nothing() {
     assert_eq!(r.responses[0].error_code, 0);
     assert_eq!(c.metadata_log().len(), before);
     assert!(c.resource_configs(TOPIC, "t").is_empty());
+    assert!(c.events().iter().any(|e| e.event
+        == Event::AlterConfigsAccepted {
+            resource_type: TOPIC,
+            resource_name: "t".into(),
+            validate_only: true
+        }));
 }
 
 #[test]
@@ -549,6 +555,21 @@ fn validate_only_audits_without_writing_and_success_appends_a_feature_level_reco
         json.contains("\"event\":\"record_appended\"")
             && json.contains("\"event\":\"metadata_version_audit\"")
     );
+    let accepted: Vec<bool> = c
+        .events()
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::FeatureUpdateAccepted {
+                updates,
+                validate_only,
+            } => {
+                assert_eq!(updates, &vec![("metadata.version".to_string(), 40)]);
+                Some(*validate_only)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(accepted, [true, false]);
 }
 
 #[test]

@@ -267,6 +267,14 @@ impl BrokerModel {
         if let Err(e) = ApiVersionsRequest::from_bytes(&req.body, req.api_version) {
             return self.close(now, format!("ApiVersions decode error: {e}"));
         }
+        let push_config_advertised = self.advertises_push_config();
+        self.log(
+            now,
+            Event::ApiVersionsAnswered {
+                version: req.api_version,
+                push_config_advertised,
+            },
+        );
         BrokerReply::Response {
             api_key: ApiKey::API_VERSIONS,
             api_version: req.api_version,

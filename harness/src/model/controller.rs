@@ -483,6 +483,14 @@ impl ControllerModel {
     ) -> (i16, Option<String>) {
         match outcome {
             Ok(new) => {
+                self.log_event(
+                    now,
+                    Event::AlterConfigsAccepted {
+                        resource_type: rtype,
+                        resource_name: rname.to_string(),
+                        validate_only,
+                    },
+                );
                 if !validate_only {
                     self.write_configs(now, rtype, rname, new);
                 }
@@ -755,6 +763,18 @@ impl ControllerModel {
                 }
             }
         }
+        let updates = req
+            .feature_updates
+            .iter()
+            .map(|u| (u.feature.clone(), u.max_version_level))
+            .collect();
+        self.log_event(
+            now,
+            Event::FeatureUpdateAccepted {
+                updates,
+                validate_only,
+            },
+        );
         let mut results = Vec::new();
         for u in &req.feature_updates {
             let current = self.features.get(&u.feature).copied();

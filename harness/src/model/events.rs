@@ -222,6 +222,13 @@ pub enum Event {
         /// Why.
         reason: String,
     },
+    /// An ApiVersions request was answered.
+    ApiVersionsAnswered {
+        /// The response version.
+        version: i16,
+        /// True if PushConfig was advertised (a policy is configured).
+        push_config_advertised: bool,
+    },
     /// A PushConfig was received and measured.
     PushConfigReceived {
         /// The size under the profile's measure.
@@ -293,6 +300,15 @@ pub enum Event {
         /// Why.
         message: String,
     },
+    /// An AlterConfigs or IncrementalAlterConfigs resource passed every check.
+    AlterConfigsAccepted {
+        /// `ConfigResource.Type`.
+        resource_type: i8,
+        /// Resource name.
+        resource_name: String,
+        /// True if nothing was written (ValidateOnly).
+        validate_only: bool,
+    },
     /// The metadata.version audit ran.
     MetadataVersionAudit {
         /// Current level.
@@ -301,6 +317,13 @@ pub enum Event {
         to: i16,
         /// Violations found (empty = passed).
         violations: Vec<String>,
+    },
+    /// An UpdateFeatures request passed every check.
+    FeatureUpdateAccepted {
+        /// (feature, target level) pairs, in request order.
+        updates: Vec<(String, i16)>,
+        /// True if nothing was written (ValidateOnly).
+        validate_only: bool,
     },
     /// An UpdateFeatures request was refused.
     FeatureUpdateRejected {
