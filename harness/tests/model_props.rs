@@ -20,8 +20,8 @@ use kipcheck::model::selection::request_size;
 use kipcheck::model::server_config::resource_type::{BROKER, TOPIC, UNKNOWN};
 use kipcheck::model::{
     classify, client_definitions, BrokerModel, BrokerRequest, BrokerSettings, ClientInput,
-    ClientModel, ClientType, ControllerModel, ExponentialBackoff, Millis, ModelRng, MvValidators,
-    PolicyVerdict, ServerConfigDefs, SizeMeasure, SpecProfile, Validator,
+    ClientModel, ClientOutput, ClientType, ControllerModel, ExponentialBackoff, Millis, ModelRng,
+    MvValidators, PolicyVerdict, ServerConfigDefs, SizeMeasure, SpecProfile, Validator,
 };
 use model_support::{api_versions, push_response};
 
@@ -233,7 +233,9 @@ fn client_op() -> impl Strategy<Value = ClientOp> {
     ]
 }
 
-/// Runs `ops` on a fresh client; returns its event log rendered as JSON lines.
+/// Runs `ops` on a fresh client, checking invariants after each and, at the end, that every
+/// user request is released exactly once by the deadline at the latest (liveness). Returns
+/// the event log rendered as JSON lines.
 fn run_client(t: ClientType, seed: u64, ops: &[ClientOp]) -> Result<String, TestCaseError> {
     let mut user = BTreeMap::new();
     user.insert(
@@ -242,7 +244,15 @@ fn run_client(t: ClientType, seed: u64, ops: &[ClientOp]) -> Result<String, Test
     );
     let mut c = ClientModel::new(t, user, &SpecProfile::default(), seed).unwrap();
     let mut now = Millis(0);
-    c.handle(now, ClientInput::Start);
+    let mut issued = 0usize;
+    let mut released = 0usize;
+    let mut count = |out: Vec<ClientOutput>| {
+        released += out
+            .iter()
+            .filter(|o| matches!(o, ClientOutput::ReleaseUserRequest { .. }))
+            .count();
+    };
+    count(c.handle(now, ClientInput::Start));
     for op in ops {
         let input = match op.clone() {
             ClientOp::Connect(node) => ClientInput::Connected { node },
@@ -256,19 +266,34 @@ fn run_client(t: ClientType, seed: u64, ops: &[ClientOp]) -> Result<String, Test
             },
             ClientOp::Disconnect(node) => ClientInput::Disconnected { node },
             ClientOp::Timeout(node) => ClientInput::RequestTimedOut { node },
-            ClientOp::User(id) => ClientInput::UserRequest { id },
+            ClientOp::User(id) => {
+                issued += 1;
+                ClientInput::UserRequest { id }
+            }
             ClientOp::Advance(ms) => {
                 now = now.plus(ms);
                 ClientInput::Tick
             }
         };
-        c.handle(now, input);
+        count(c.handle(now, input));
         if let Err(v) = c.check_invariants() {
             return Err(TestCaseError::fail(format!(
                 "seed {seed}: {v} after {op:?}"
             )));
         }
     }
+    let end = now.max(c.deadline());
+    count(c.handle(end, ClientInput::Tick));
+    prop_assert!(
+        !c.is_blocking(),
+        "seed {seed}: still blocking at the deadline"
+    );
+    prop_assert_eq!(
+        issued,
+        released,
+        "seed {}: user requests lost or duplicated",
+        seed
+    );
     Ok(c.events()
         .iter()
         .map(|e| serde_json::to_string(e).unwrap())
