@@ -381,3 +381,37 @@ fn registration_carries_static_configs_only_from_v6() {
         "never above what the broker speaks"
     );
 }
+
+#[test]
+fn broker_settings_and_definitions_load_from_yaml() {
+    let yaml = r#"
+node_id: 2
+policy: { reject: { message: "no thanks" } }
+client_config_max_bytes: 512
+throttle_time_ms: 100
+server_properties:
+  log.segment.bytes: "2097152"
+defs:
+  broker:
+    log.segment.bytes:
+      ty: INT
+      default: "1073741824"
+      validator: { at_least: 1048576.0 }
+      mv_validators: { 40: { at_least: 3145728.0 } }
+  topic: {}
+"#;
+    let s: BrokerSettings = serde_saphyr::from_str(yaml).unwrap();
+    assert_eq!(s.node_id, 2);
+    assert_eq!(
+        s.policy,
+        Some(PolicyVerdict::Reject {
+            message: "no thanks".into()
+        })
+    );
+    let key = &s.defs.broker["log.segment.bytes"];
+    assert_eq!(key.mv_validators.floor(41).unwrap().0, 40);
+    assert!(key.is_reported());
+    let b = BrokerModel::new(s, &SpecProfile::default()).unwrap();
+    assert_eq!(b.static_configs().len(), 1);
+    assert!(serde_saphyr::from_str::<BrokerSettings>("nodeid: 1\n").is_err());
+}

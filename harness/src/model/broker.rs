@@ -32,8 +32,10 @@ pub enum PolicyVerdict {
     },
 }
 
-/// How a broker is set up.
-#[derive(Clone, Debug, PartialEq)]
+/// How a broker is set up. Loadable from YAML (absent fields take [`BrokerSettings::new`]`(0)`'s
+/// values) so scenarios can declare brokers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct BrokerSettings {
     /// `node.id`.
     pub node_id: NodeId,
@@ -51,6 +53,12 @@ pub struct BrokerSettings {
     pub defs: ServerConfigDefs,
     /// metadata.version levels this broker supports (min, max).
     pub metadata_version_range: (i16, i16),
+}
+
+impl Default for BrokerSettings {
+    fn default() -> Self {
+        Self::new(0)
+    }
 }
 
 impl BrokerSettings {
