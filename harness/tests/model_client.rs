@@ -1032,3 +1032,26 @@ fn a_payload_near_the_limit_is_sent_and_accepted() {
     s.boot();
     assert_eq!(s.client.state(), &HandshakeState::Completed { node: 1 });
 }
+
+#[test]
+fn old_brokers_known_before_start_do_not_block_user_requests() {
+    let mut c = consumer(&[]);
+    c.handle(Millis(0), ClientInput::Connected { node: 1 });
+    c.handle(
+        Millis(0),
+        ClientInput::ApiVersionsResponse {
+            node: 1,
+            body: api_versions(false),
+        },
+    );
+    let out = c.handle(Millis(1), ClientInput::Start);
+    assert!(events(&out).contains(&Event::UserRequestsUnblocked {
+        reason: UnblockReason::NoNodeSupportsPushConfig
+    }));
+    assert!(!c.is_blocking());
+    assert_eq!(
+        c.state(),
+        &HandshakeState::Pending,
+        "a new broker may still appear"
+    );
+}

@@ -410,6 +410,7 @@ impl ClientModel {
                     },
                     out,
                 );
+                self.release_if_no_node_supports(now, out);
             }
         }
     }
@@ -459,11 +460,16 @@ impl ClientModel {
             },
             out,
         );
-        let connected: Vec<&NodeState> = self.nodes.values().filter(|s| s.connected).collect();
-        if self.is_blocking()
-            && !connected.is_empty()
-            && connected.iter().all(|s| s.push_config == Some(false))
-        {
+        self.release_if_no_node_supports(now, out);
+    }
+
+    /// Releases user requests when every connected node has answered ApiVersions without
+    /// PushConfig (old brokers): the push may still happen later, without blocking anyone.
+    fn release_if_no_node_supports(&mut self, now: Millis, out: &mut Vec<ClientOutput>) {
+        let mut connected = self.nodes.values().filter(|s| s.connected).peekable();
+        let any = connected.peek().is_some();
+        let none_supports = connected.all(|s| s.push_config == Some(false));
+        if self.is_blocking() && any && none_supports {
             self.release(now, UnblockReason::NoNodeSupportsPushConfig, out);
         }
     }
