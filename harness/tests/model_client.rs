@@ -1055,3 +1055,28 @@ fn old_brokers_known_before_start_do_not_block_user_requests() {
         "a new broker may still appear"
     );
 }
+
+#[test]
+fn effective_configuration_is_user_value_else_default_rendered() {
+    let c = consumer(&[
+        ("bootstrap.servers", " a:1 , b:2 "),
+        ("enable.auto.commit", "FALSE"),
+        ("my.custom", "x"),
+    ]);
+    let eff = c.effective_config();
+    assert_eq!(eff["bootstrap.servers"].as_deref(), Some("a:1,b:2"));
+    assert_eq!(eff["enable.auto.commit"].as_deref(), Some("false"));
+    assert_eq!(eff["max.poll.records"].as_deref(), Some("500"));
+    assert_eq!(eff["group.id"], None, "null default");
+    assert_eq!(
+        eff["config.push.allowed.keys"].as_deref(),
+        Some(
+            SpecProfile::default()
+                .default_keys
+                .consumer
+                .join(",")
+                .as_str()
+        )
+    );
+    assert!(!eff.contains_key("my.custom"), "only defined keys");
+}

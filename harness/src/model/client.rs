@@ -154,6 +154,7 @@ pub struct ClientModel {
     pub(super) enabled: bool,
     pub(super) profile: SpecProfile,
     pub(super) defs: ClientDefinitions,
+    pub(super) user: BTreeMap<String, String>,
     pub(super) selection: Selection,
     pub(super) rng: ModelRng,
     pub(super) backoff: ExponentialBackoff,
@@ -250,6 +251,7 @@ impl ClientModel {
         let request_timeout_ms = user_num(&defs, &user, "request.timeout.ms", d.request_timeout_ms);
         let selection = selection::select(&defs, &user, profile);
         Ok(Self {
+            user,
             client_type,
             embedded,
             enabled,
@@ -278,6 +280,20 @@ impl ClientModel {
     /// The client type.
     pub fn client_type(&self) -> ClientType {
         self.client_type
+    }
+
+    /// The effective configuration: every key the client defines → its value as
+    /// `convertToString` renders it (user value, else default; `None` for null).
+    pub fn effective_config(&self) -> BTreeMap<&'static str, Option<String>> {
+        self.defs
+            .keys()
+            .map(|d| {
+                let value =
+                    selection::effective_value(&self.defs, &self.user, &self.profile, d.name)
+                        .and_then(|(v, _)| v);
+                (d.name, value)
+            })
+            .collect()
     }
 
     /// The PushConfig this client sends, if any (the result of key selection).

@@ -75,6 +75,36 @@ pub fn allowed_keys(
     out
 }
 
+/// The effective value of one defined key and whether it is the default: the user's value if
+/// set, else the default (`config.push.allowed.keys` defaults to the profile's list), parsed
+/// and rendered with `convertToString`; `None` for a null (or unparsable) value. `None`
+/// overall if the client does not define the key.
+pub fn effective_value(
+    defs: &ClientDefinitions,
+    user: &BTreeMap<String, String>,
+    profile: &SpecProfile,
+    key: &str,
+) -> Option<(Option<String>, bool)> {
+    let def = defs.get(key)?;
+    let (raw, is_default) = match user.get(key) {
+        Some(v) => (Some(v.clone()), false),
+        None if key == ALLOWED_KEYS => (
+            Some(
+                profile
+                    .default_keys
+                    .for_client(defs.client_type())
+                    .join(","),
+            ),
+            true,
+        ),
+        None => (def.default.map(str::to_string), true),
+    };
+    let value = raw
+        .and_then(|r| ConfigValue::parse(def.ty, &r).ok())
+        .map(|v| v.convert_to_string());
+    Some((value, is_default))
+}
+
 /// Selects the entries a client of `defs`' type sends for `user`'s configuration.
 pub fn select(
     defs: &ClientDefinitions,
@@ -83,10 +113,6 @@ pub fn select(
 ) -> Selection {
     let mut events = Vec::new();
     let mut configs = Vec::new();
-    let default_list = profile
-        .default_keys
-        .for_client(defs.client_type())
-        .join(",");
     for key in allowed_keys(defs, user, profile) {
         let def = defs.get(&key);
         if let Some(rule) = classify(&key, def.map(|d| d.ty)) {
@@ -97,17 +123,10 @@ pub fn select(
         let Some(wire_type) = profile.config_type_numbering.to_wire(def.ty) else {
             continue;
         };
-        let (raw, is_default) = match user.get(&key) {
-            Some(v) => (Some(v.clone()), false),
-            None if key == ALLOWED_KEYS => (Some(default_list.clone()), true),
-            None => (def.default.map(str::to_string), true),
-        };
-        let value = raw.and_then(|r| ConfigValue::parse(def.ty, &r).ok());
-        let Some(value) = value else {
+        let Some((Some(rendered), is_default)) = effective_value(defs, user, profile, &key) else {
             events.push(Event::NullValueOmitted { key });
             continue;
         };
-        let rendered = value.convert_to_string();
         events.push(Event::KeySelected {
             key: key.clone(),
             value: rendered.clone(),
