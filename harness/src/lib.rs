@@ -3,7 +3,7 @@
 //! KIP-1294/KIP-1256 (metadata-version-aware config validation).
 //!
 //! Data flows one way: `codec ← model ← adapter ← runner → report`. This crate currently
-//! holds the codec; see `ARCHITECTURE.md` for the map.
+//! holds the codec and the reference model (`model`); see `ARCHITECTURE.md` for the map.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -11,3 +11,4 @@
 pub mod codec;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod model;

@@ -1,0 +1,523 @@
+//! The broker side of KIP-1324 and KIP-1326 as a sans-IO model: ApiVersions advertising,
+//! PushConfig handling (decode → size check → entry checks → policy), and the static-config
+//! report a broker sends in BrokerRegistrationRequest. It answers requests it is handed and
+//! keeps an event log; it never opens connections, reads clocks or talks to a controller.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::config_def::{ConfigType, ConfigValue};
+use super::events::{Event, LoggedEvent, NodeId, PolicyConfig};
+use super::profile::{SizeMeasure, SpecProfile, UnadvertisedPushConfigReply};
+use super::server_config::{ConfigCheckFailure, ServerConfigDefs};
+use super::time::Millis;
+use crate::codec::api_versions_response::ApiVersion as ApiVersionEntry;
+use crate::codec::broker_registration_request::{Feature, Listener, StaticConfig};
+use crate::codec::{
+    ApiKey, ApiVersionsRequest, ApiVersionsResponse, BrokerRegistrationRequest, ErrorCode, Message,
+    PushConfigRequest, PushConfigResponse, ResponseBody, Uuid,
+};
+
+/// What the configured `ClientConfigPolicy` does with a push.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PolicyVerdict {
+    /// `process` returns normally.
+    Accept,
+    /// `process` throws `InvalidConfigException(message)` → INVALID_CONFIG.
+    Reject {
+        /// The exception message, returned as ErrorMessage.
+        message: String,
+    },
+}
+
+/// How a broker is set up. Loadable from YAML (absent fields take [`BrokerSettings::new`]`(0)`'s
+/// values) so scenarios can declare brokers.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BrokerSettings {
+    /// `node.id`.
+    pub node_id: NodeId,
+    /// The cluster id sent at registration.
+    pub cluster_id: String,
+    /// `client.config.policy.class.name`: `None` disables KIP-1324 on this broker.
+    pub policy: Option<PolicyVerdict>,
+    /// `client.config.max.bytes`; `None` takes the profile default.
+    pub client_config_max_bytes: Option<u32>,
+    /// ThrottleTimeMs put in every PushConfig response.
+    pub throttle_time_ms: i32,
+    /// Explicit values from server.properties.
+    pub server_properties: BTreeMap<String, String>,
+    /// The broker's config definitions.
+    pub defs: ServerConfigDefs,
+    /// metadata.version levels this broker supports (min, max).
+    pub metadata_version_range: (i16, i16),
+}
+
+impl Default for BrokerSettings {
+    fn default() -> Self {
+        Self::new(0)
+    }
+}
+
+impl BrokerSettings {
+    /// A broker with a policy that accepts everything, default limits and definitions.
+    pub fn new(node_id: NodeId) -> Self {
+        Self {
+            node_id,
+            cluster_id: "kipcheck-cluster".into(),
+            policy: Some(PolicyVerdict::Accept),
+            client_config_max_bytes: None,
+            throttle_time_ms: 0,
+            server_properties: BTreeMap::new(),
+            defs: ServerConfigDefs::default(),
+            metadata_version_range: (1, 40),
+        }
+    }
+}
+
+/// A broker configuration the model refuses to start with (Kafka would throw ConfigException).
+#[derive(Debug, thiserror::Error)]
+pub enum BrokerConfigError {
+    /// A server.properties value fails its type or static validator.
+    #[error("server.properties: {0}")]
+    InvalidStaticConfig(#[from] ConfigCheckFailure),
+}
+
+/// A request as the broker receives it: wire API key, version, encoded body (after the header).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BrokerRequest {
+    /// The API key on the wire (PushConfig's is the profile's provisional number).
+    pub api_key: ApiKey,
+    /// The request version.
+    pub api_version: i16,
+    /// The encoded body.
+    pub body: Vec<u8>,
+}
+
+/// What the broker does with a request.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BrokerReply {
+    /// Send this response.
+    Response {
+        /// Wire API key of the response.
+        api_key: ApiKey,
+        /// Response version.
+        api_version: i16,
+        /// The body.
+        body: ResponseBody,
+    },
+    /// Close the connection without a response.
+    Close {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// The broker model.
+#[derive(Clone, Debug)]
+pub struct BrokerModel {
+    pub(super) settings: BrokerSettings,
+    pub(super) profile: SpecProfile,
+    pub(super) events: Vec<LoggedEvent>,
+    pub(super) policy_invocations: u64,
+    pub(super) size_rejections: u64,
+}
+
+impl BrokerModel {
+    /// A broker; fails if a server.properties value is invalid for its definition.
+    pub fn new(settings: BrokerSettings, profile: &SpecProfile) -> Result<Self, BrokerConfigError> {
+        for (name, value) in &settings.server_properties {
+            if let Some(key) = settings.defs.broker.get(name) {
+                ServerConfigDefs::check_static(name, key, value)?;
+            }
+        }
+        Ok(Self {
+            settings,
+            profile: profile.clone(),
+            events: Vec::new(),
+            policy_invocations: 0,
+            size_rejections: 0,
+        })
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &BrokerSettings {
+        &self.settings
+    }
+
+    /// Replaces the policy verdict (`None` removes the policy: PushConfig no longer advertised).
+    pub fn set_policy(&mut self, policy: Option<PolicyVerdict>) {
+        self.settings.policy = policy;
+    }
+
+    /// Sets the ThrottleTimeMs of later PushConfig responses.
+    pub fn set_throttle_time_ms(&mut self, ms: i32) {
+        self.settings.throttle_time_ms = ms;
+    }
+
+    /// Every decision so far.
+    pub fn events(&self) -> &[LoggedEvent] {
+        &self.events
+    }
+
+    /// How often the policy was invoked.
+    pub fn policy_invocations(&self) -> u64 {
+        self.policy_invocations
+    }
+
+    /// True iff a policy is configured (KIP-1324: then and only then PushConfig is advertised).
+    pub fn advertises_push_config(&self) -> bool {
+        self.settings.policy.is_some()
+    }
+
+    /// `client.config.max.bytes` in force.
+    pub fn max_bytes(&self) -> u32 {
+        self.settings
+            .client_config_max_bytes
+            .unwrap_or(self.profile.defaults.client_config_max_bytes)
+    }
+
+    fn log(&mut self, at: Millis, event: Event) {
+        self.events.push(LoggedEvent { at, event });
+    }
+
+    /// The ApiVersions response body (latest version's fields): ApiVersions 0-4, and
+    /// PushConfig 0-0 under its provisional wire key iff a policy is configured.
+    pub fn api_versions_response(&self) -> ApiVersionsResponse {
+        let mut keys = vec![ApiVersionEntry {
+            api_key: ApiKey::API_VERSIONS.0,
+            min_version: 0,
+            max_version: 4,
+            ..Default::default()
+        }];
+        if self.advertises_push_config() {
+            keys.push(ApiVersionEntry {
+                api_key: self.profile.provisional.push_config_api_key.0,
+                min_version: 0,
+                max_version: 0,
+                ..Default::default()
+            });
+            keys.sort_by_key(|k| k.api_key);
+        }
+        ApiVersionsResponse {
+            error_code: 0,
+            api_keys: keys,
+            throttle_time_ms: Some(0),
+            ..Default::default()
+        }
+    }
+
+    /// Handles one request from the wire.
+    pub fn handle_request(&mut self, now: Millis, req: &BrokerRequest) -> BrokerReply {
+        let canonical = self.profile.provisional.canonical_api_key(req.api_key);
+        if canonical == ApiKey::API_VERSIONS {
+            return self.handle_api_versions(now, req);
+        }
+        if canonical != ApiKey::PUSH_CONFIG {
+            return self.close(now, format!("unsupported API key {}", req.api_key.0));
+        }
+        if !self.advertises_push_config() {
+            return match self.profile.unadvertised_push_config {
+                UnadvertisedPushConfigReply::Close => self.close(
+                    now,
+                    "PushConfig is not enabled (no policy configured)".into(),
+                ),
+                UnadvertisedPushConfigReply::UnsupportedVersion => {
+                    let message = "PushConfig is not enabled (no policy configured)".to_string();
+                    self.log(
+                        now,
+                        Event::PushConfigRejected {
+                            error_code: ErrorCode::UNSUPPORTED_VERSION,
+                            message: message.clone(),
+                            policy_called: false,
+                        },
+                    );
+                    self.push_reply(
+                        req.api_version,
+                        ErrorCode::UNSUPPORTED_VERSION,
+                        Some(message),
+                        0,
+                    )
+                }
+            };
+        }
+        if !PushConfigRequest::VALID_VERSIONS.contains(req.api_version) {
+            return self.close(
+                now,
+                format!("PushConfig version {} unsupported", req.api_version),
+            );
+        }
+        let decoded = match PushConfigRequest::from_bytes(&req.body, req.api_version) {
+            Ok(d) => d,
+            Err(e) => return self.close(now, format!("PushConfig decode error: {e}")),
+        };
+        let resp = self.handle_push_config_sized(now, &decoded, req.body.len());
+        BrokerReply::Response {
+            api_key: req.api_key,
+            api_version: req.api_version,
+            body: ResponseBody::PushConfig(resp),
+        }
+    }
+
+    fn handle_api_versions(&mut self, now: Millis, req: &BrokerRequest) -> BrokerReply {
+        if !ApiVersionsRequest::VALID_VERSIONS.contains(req.api_version) {
+            // KIP-511: answer in the v0 layout with UNSUPPORTED_VERSION.
+            let mut body = self.api_versions_response();
+            body.error_code = ErrorCode::UNSUPPORTED_VERSION.0;
+            return BrokerReply::Response {
+                api_key: ApiKey::API_VERSIONS,
+                api_version: 0,
+                body: ResponseBody::ApiVersions(body.project(0)),
+            };
+        }
+        if let Err(e) = ApiVersionsRequest::from_bytes(&req.body, req.api_version) {
+            return self.close(now, format!("ApiVersions decode error: {e}"));
+        }
+        let push_config_advertised = self.advertises_push_config();
+        self.log(
+            now,
+            Event::ApiVersionsAnswered {
+                version: req.api_version,
+                push_config_advertised,
+            },
+        );
+        BrokerReply::Response {
+            api_key: ApiKey::API_VERSIONS,
+            api_version: req.api_version,
+            body: ResponseBody::ApiVersions(self.api_versions_response().project(req.api_version)),
+        }
+    }
+
+    fn close(&mut self, now: Millis, reason: String) -> BrokerReply {
+        self.log(
+            now,
+            Event::ConnectionClosed {
+                reason: reason.clone(),
+            },
+        );
+        BrokerReply::Close { reason }
+    }
+
+    fn push_reply(
+        &self,
+        version: i16,
+        code: ErrorCode,
+        message: Option<String>,
+        throttle: i32,
+    ) -> BrokerReply {
+        BrokerReply::Response {
+            api_key: self.profile.provisional.push_config_api_key,
+            api_version: version,
+            body: ResponseBody::PushConfig(PushConfigResponse {
+                throttle_time_ms: throttle,
+                error_code: self.profile.provisional.wire_error(code).0,
+                error_message: message.map(Into::into),
+                ..Default::default()
+            }),
+        }
+    }
+
+    /// Handles an already-decoded PushConfig (the broker advertises it), measuring its
+    /// canonical encoding. Error codes in the response are wire codes.
+    pub fn handle_push_config(
+        &mut self,
+        now: Millis,
+        req: &PushConfigRequest,
+    ) -> PushConfigResponse {
+        let body_len = req.encoded_len(0).unwrap_or(usize::MAX);
+        self.handle_push_config_sized(now, req, body_len)
+    }
+
+    fn handle_push_config_sized(
+        &mut self,
+        now: Millis,
+        req: &PushConfigRequest,
+        body_len: usize,
+    ) -> PushConfigResponse {
+        let size = measure(self.profile.size_measure, req, body_len);
+        let max = self.max_bytes();
+        self.log(
+            now,
+            Event::PushConfigReceived {
+                size,
+                max_bytes: max,
+            },
+        );
+        let throttle = self.settings.throttle_time_ms;
+        let reject = |this: &mut Self, code: ErrorCode, message: String, policy_called: bool| {
+            this.log(
+                now,
+                Event::PushConfigRejected {
+                    error_code: code,
+                    message: message.clone(),
+                    policy_called,
+                },
+            );
+            PushConfigResponse {
+                throttle_time_ms: throttle,
+                error_code: this.profile.provisional.wire_error(code).0,
+                error_message: Some(message.into()),
+                ..Default::default()
+            }
+        };
+        if size > max as usize {
+            self.size_rejections += 1;
+            let msg = format!(
+                "PushConfig request of {size} bytes exceeds client.config.max.bytes ({max})"
+            );
+            return reject(self, ErrorCode::CONFIG_TOO_LARGE, msg, false);
+        }
+        let mut configs = Vec::with_capacity(req.configs.len());
+        for c in &req.configs {
+            match check_entry(self.profile.config_type_numbering, c) {
+                Ok(pc) => configs.push(pc),
+                Err(msg) => return reject(self, ErrorCode::INVALID_CONFIG, msg, false),
+            }
+        }
+        self.policy_invocations += 1;
+        self.log(
+            now,
+            Event::PolicyInvoked {
+                configs,
+                timestamp: now,
+            },
+        );
+        match self.settings.policy.clone() {
+            Some(PolicyVerdict::Reject { message }) => {
+                reject(self, ErrorCode::INVALID_CONFIG, message, true)
+            }
+            _ => {
+                self.log(
+                    now,
+                    Event::PushConfigAccepted {
+                        throttle_time_ms: throttle,
+                    },
+                );
+                PushConfigResponse {
+                    throttle_time_ms: throttle,
+                    ..Default::default()
+                }
+            }
+        }
+    }
+
+    /// KIP-1326's StaticConfigs, sorted by name: every definition with a validator, policy
+    /// not NEVER and type not PASSWORD, with its effective value (server.properties, else the
+    /// default) rendered by `convertToString`. Keys whose effective value is null are omitted
+    /// (kip-notes §6 B3: conforming brokers send no nulls).
+    pub fn static_configs(&self) -> Vec<StaticConfig> {
+        self.settings
+            .defs
+            .broker
+            .iter()
+            .filter(|(_, key)| key.is_reported())
+            .filter_map(|(name, key)| {
+                let raw = self
+                    .settings
+                    .server_properties
+                    .get(name)
+                    .cloned()
+                    .or_else(|| key.default.clone())?;
+                let value = ConfigValue::parse(key.ty, &raw).ok()?.convert_to_string();
+                Some(StaticConfig {
+                    name: name.as_str().into(),
+                    value: Some(value.into()),
+                    ..Default::default()
+                })
+            })
+            .collect()
+    }
+
+    /// The BrokerRegistrationRequest this broker sends to a controller that supports versions
+    /// up to `controller_max_version`: the highest common version (≤ 6), StaticConfigs only if
+    /// that version is at least the profile's first StaticConfigs version.
+    pub fn registration_request(
+        &self,
+        controller_max_version: i16,
+    ) -> (i16, BrokerRegistrationRequest) {
+        let version =
+            controller_max_version.clamp(0, BrokerRegistrationRequest::VALID_VERSIONS.max);
+        let mut incarnation = [0u8; 16];
+        incarnation[12..].copy_from_slice(&self.settings.node_id.to_be_bytes());
+        incarnation[0] = 0x4b;
+        let static_configs = if version >= self.profile.first_static_configs_version {
+            Some(self.static_configs())
+        } else {
+            None
+        };
+        let req = BrokerRegistrationRequest {
+            broker_id: self.settings.node_id,
+            cluster_id: self.settings.cluster_id.as_str().into(),
+            incarnation_id: Uuid(incarnation),
+            listeners: vec![Listener {
+                name: "PLAINTEXT".into(),
+                host: "localhost".into(),
+                port: 9092u16.wrapping_add(self.settings.node_id as u16),
+                security_protocol: 0,
+                ..Default::default()
+            }],
+            features: vec![Feature {
+                name: "metadata.version".into(),
+                min_supported_version: self.settings.metadata_version_range.0,
+                max_supported_version: self.settings.metadata_version_range.1,
+                ..Default::default()
+            }],
+            static_configs,
+            ..Default::default()
+        };
+        let mut projected = req.project(version);
+        if version < self.profile.first_static_configs_version {
+            projected.static_configs = None;
+        }
+        (version, projected)
+    }
+}
+
+/// The size of a decoded PushConfig under `m`; `body_len` is the received body length.
+pub fn measure(m: SizeMeasure, req: &PushConfigRequest, body_len: usize) -> usize {
+    match m {
+        SizeMeasure::RequestBody => body_len,
+        SizeMeasure::ConfigsArray => {
+            let tags_only = PushConfigRequest {
+                configs: Vec::new(),
+                unknown_tagged_fields: req.unknown_tagged_fields.clone(),
+            };
+            // An empty compact array is one byte; the rest is the tagged-field section.
+            let tag_len = tags_only.encoded_len(0).unwrap_or(1).saturating_sub(1);
+            body_len.saturating_sub(tag_len)
+        }
+    }
+}
+
+/// Checks one entry: known ConfigType, not CLASS/PASSWORD, value parsable for its type.
+fn check_entry(
+    numbering: super::config_def::ConfigTypeNumbering,
+    c: &crate::codec::push_config_request::Config,
+) -> Result<PolicyConfig, String> {
+    let Some(ty) = numbering.from_wire(c.config_type) else {
+        return Err(format!(
+            "Config entry '{}' has unknown ConfigType {}",
+            c.config_key, c.config_type
+        ));
+    };
+    if matches!(ty, ConfigType::Class | ConfigType::Password) {
+        return Err(format!(
+            "Config entry '{}' has sensitive ConfigType {ty} and must not be sent",
+            c.config_key
+        ));
+    }
+    let value = ConfigValue::parse(ty, &c.config_value).map_err(|_| {
+        format!(
+            "Config entry '{}' value '{}' cannot be parsed as {ty}",
+            c.config_key, c.config_value
+        )
+    })?;
+    Ok(PolicyConfig {
+        key: c.config_key.to_string(),
+        value,
+        ty,
+        is_default: c.is_default,
+    })
+}

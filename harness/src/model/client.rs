@@ -1,0 +1,704 @@
+//! The KIP-1324 client as a sans-IO state machine: the configuration handshake
+//! (connect → ApiVersions → PushConfig → ready), once per client instance, on a node chosen
+//! with the seeded RNG among nodes that advertise PushConfig; retries with exponential backoff
+//! and jitter; ThrottleTimeMs; the deadline; and user requests held until the handshake ends.
+//! Inputs come in with the time they happen at and outputs say what to send and when to wake
+//! the client; it never performs I/O, reads a clock or uses thread randomness.
+
+use std::collections::BTreeMap;
+
+use super::backoff::ExponentialBackoff;
+use super::config_def::{client_definitions, ClientDefinitions, ClientType, ConfigType};
+use super::events::{Event, LoggedEvent, NodeId, RetryCause, SkipReason, UnblockReason};
+use super::profile::SpecProfile;
+use super::rng::ModelRng;
+use super::selection::{self, request_size, Selection, ENABLE_CONFIG_PUSH};
+use super::time::Millis;
+use crate::codec::{
+    ApiKey, ApiVersionsRequest, ApiVersionsResponse, ErrorCode, PushConfigRequest,
+    PushConfigResponse, RequestBody,
+};
+
+/// ClientSoftwareName the model puts in ApiVersions.
+pub const CLIENT_SOFTWARE_NAME: &str = "kipcheck-model";
+/// ClientSoftwareVersion the model puts in ApiVersions.
+pub const CLIENT_SOFTWARE_VERSION: &str = "0.1.0";
+/// The ApiVersions request version the model sends.
+pub const API_VERSIONS_VERSION: i16 = 3;
+
+/// Something that happened to the client.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClientInput {
+    /// The client instance was created (the handshake clock starts).
+    Start,
+    /// A connection to `node` is established (after authentication).
+    Connected {
+        /// The node.
+        node: NodeId,
+    },
+    /// The ApiVersions response from `node`.
+    ApiVersionsResponse {
+        /// The node.
+        node: NodeId,
+        /// The body.
+        body: ApiVersionsResponse,
+    },
+    /// The PushConfig response from `node` (error codes as on the wire).
+    PushConfigResponse {
+        /// The node.
+        node: NodeId,
+        /// The body.
+        body: PushConfigResponse,
+    },
+    /// The connection to `node` closed.
+    Disconnected {
+        /// The node.
+        node: NodeId,
+    },
+    /// The runner declares the in-flight request to `node` timed out.
+    RequestTimedOut {
+        /// The node.
+        node: NodeId,
+    },
+    /// The application issues a request (e.g. `send()`, `poll()`, an admin call).
+    UserRequest {
+        /// The runner's id for it.
+        id: u64,
+    },
+    /// Time passed; only timers run.
+    Tick,
+}
+
+/// Something the client wants done.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClientOutput {
+    /// Send a request.
+    Send {
+        /// The node.
+        node: NodeId,
+        /// The API key on the wire (PushConfig's is the profile's provisional number).
+        api_key: ApiKey,
+        /// The version.
+        api_version: i16,
+        /// The body.
+        body: RequestBody,
+    },
+    /// The application's request may go ahead now.
+    ReleaseUserRequest {
+        /// Its id.
+        id: u64,
+    },
+    /// Call [`ClientModel::handle`] again at this time (with [`ClientInput::Tick`]).
+    WakeAt(Millis),
+    /// A decision (also kept in [`ClientModel::events`]).
+    Event(Event),
+}
+
+/// Where the handshake stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HandshakeState {
+    /// `Start` not yet received.
+    NotStarted,
+    /// No handshake for this client.
+    Skipped(SkipReason),
+    /// In progress.
+    Pending,
+    /// The broker accepted the configuration.
+    Completed {
+        /// The node that accepted it.
+        node: NodeId,
+    },
+    /// A non-retriable error ended it (logged, not retried).
+    Rejected {
+        /// The canonical code.
+        error_code: ErrorCode,
+    },
+    /// The deadline passed first.
+    Abandoned,
+}
+
+/// A user configuration the client refuses (Kafka throws ConfigException in the constructor).
+#[derive(Debug, thiserror::Error)]
+pub enum ClientConfigError {
+    /// A defined key's value does not parse as its type.
+    #[error("invalid value {value:?} for configuration {key}: expected {ty}")]
+    InvalidValue {
+        /// The key.
+        key: String,
+        /// The value.
+        value: String,
+        /// Its type.
+        ty: ConfigType,
+    },
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct NodeState {
+    pub(super) connected: bool,
+    pub(super) push_config: Option<bool>,
+    pub(super) throttled_until: Millis,
+    pub(super) api_versions_deferred: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct InFlight {
+    pub(super) node: NodeId,
+    pub(super) timeout_at: Millis,
+}
+
+/// The client model.
+#[derive(Clone, Debug)]
+pub struct ClientModel {
+    pub(super) client_type: ClientType,
+    pub(super) embedded: bool,
+    pub(super) enabled: bool,
+    pub(super) profile: SpecProfile,
+    pub(super) defs: ClientDefinitions,
+    pub(super) user: BTreeMap<String, String>,
+    pub(super) selection: Selection,
+    pub(super) rng: ModelRng,
+    pub(super) backoff: ExponentialBackoff,
+    pub(super) deadline_ms: u64,
+    pub(super) request_timeout_ms: u64,
+    pub(super) state: HandshakeState,
+    pub(super) deadline: Millis,
+    pub(super) attempts: u32,
+    pub(super) in_flight: Option<InFlight>,
+    pub(super) next_attempt_at: Millis,
+    pub(super) sticky: Option<NodeId>,
+    pub(super) nodes: BTreeMap<NodeId, NodeState>,
+    pub(super) released: bool,
+    pub(super) blocked: Vec<u64>,
+    pub(super) events: Vec<LoggedEvent>,
+    pub(super) successes: u32,
+    pub(super) pushes_to_non_advertising: u32,
+}
+
+fn user_num(
+    defs: &ClientDefinitions,
+    user: &BTreeMap<String, String>,
+    key: &str,
+    default: u64,
+) -> u64 {
+    if defs.get(key).is_none() {
+        return default;
+    }
+    user.get(key)
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .map(|v| v.max(0) as u64)
+        .unwrap_or(default)
+}
+
+impl ClientModel {
+    /// A standalone client of `client_type` with the user's configuration (key → text as in a
+    /// `Properties` file), the profile, and the RNG seed.
+    pub fn new(
+        client_type: ClientType,
+        user_config: BTreeMap<String, String>,
+        profile: &SpecProfile,
+        seed: u64,
+    ) -> Result<Self, ClientConfigError> {
+        Self::build(client_type, user_config, profile, seed, false)
+    }
+
+    /// A producer, consumer or admin embedded in Kafka Streams: it performs no handshake of
+    /// its own (the Streams application does one).
+    pub fn new_embedded(
+        client_type: ClientType,
+        user_config: BTreeMap<String, String>,
+        profile: &SpecProfile,
+        seed: u64,
+    ) -> Result<Self, ClientConfigError> {
+        Self::build(client_type, user_config, profile, seed, true)
+    }
+
+    fn build(
+        client_type: ClientType,
+        user: BTreeMap<String, String>,
+        profile: &SpecProfile,
+        seed: u64,
+        embedded: bool,
+    ) -> Result<Self, ClientConfigError> {
+        let defs = client_definitions(client_type);
+        for (key, value) in &user {
+            selection::parse_user_value(&defs, key, value).map_err(|e| {
+                ClientConfigError::InvalidValue {
+                    key: key.clone(),
+                    value: value.clone(),
+                    ty: e.ty,
+                }
+            })?;
+        }
+        let enabled = user
+            .get(ENABLE_CONFIG_PUSH)
+            .map(|v| v.trim().eq_ignore_ascii_case("true"))
+            .unwrap_or(true);
+        let d = &profile.defaults;
+        let deadline_ms = match client_type {
+            ClientType::Producer => user_num(&defs, &user, "max.block.ms", d.producer_max_block_ms),
+            _ => user_num(
+                &defs,
+                &user,
+                "default.api.timeout.ms",
+                d.default_api_timeout_ms,
+            ),
+        };
+        let backoff = ExponentialBackoff {
+            initial_ms: user_num(&defs, &user, "retry.backoff.ms", d.retry_backoff_ms),
+            max_ms: user_num(&defs, &user, "retry.backoff.max.ms", d.retry_backoff_max_ms),
+            jitter: d.retry_backoff_jitter,
+        };
+        let request_timeout_ms = user_num(&defs, &user, "request.timeout.ms", d.request_timeout_ms);
+        let selection = selection::select(&defs, &user, profile);
+        Ok(Self {
+            user,
+            client_type,
+            embedded,
+            enabled,
+            profile: profile.clone(),
+            defs,
+            selection,
+            rng: ModelRng::new(seed),
+            backoff,
+            deadline_ms,
+            request_timeout_ms,
+            state: HandshakeState::NotStarted,
+            deadline: Millis::ZERO,
+            attempts: 0,
+            in_flight: None,
+            next_attempt_at: Millis::ZERO,
+            sticky: None,
+            nodes: BTreeMap::new(),
+            released: false,
+            blocked: Vec::new(),
+            events: Vec::new(),
+            successes: 0,
+            pushes_to_non_advertising: 0,
+        })
+    }
+
+    /// The client type.
+    pub fn client_type(&self) -> ClientType {
+        self.client_type
+    }
+
+    /// The effective configuration: every key the client defines → its value as
+    /// `convertToString` renders it (user value, else default; `None` for null).
+    pub fn effective_config(&self) -> BTreeMap<&'static str, Option<String>> {
+        self.defs
+            .keys()
+            .map(|d| {
+                let value =
+                    selection::effective_value(&self.defs, &self.user, &self.profile, d.name)
+                        .and_then(|(v, _)| v);
+                (d.name, value)
+            })
+            .collect()
+    }
+
+    /// The PushConfig this client sends, if any (the result of key selection).
+    pub fn selected_request(&self) -> Option<&PushConfigRequest> {
+        self.selection.request.as_ref()
+    }
+
+    /// The handshake state.
+    pub fn state(&self) -> &HandshakeState {
+        &self.state
+    }
+
+    /// True while user requests are held back.
+    pub fn is_blocking(&self) -> bool {
+        self.state == HandshakeState::Pending && !self.released
+    }
+
+    /// PushConfig requests sent so far.
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// The handshake deadline (meaningful once started).
+    pub fn deadline(&self) -> Millis {
+        self.deadline
+    }
+
+    /// Every decision so far, in order.
+    pub fn events(&self) -> &[LoggedEvent] {
+        &self.events
+    }
+
+    fn emit(&mut self, now: Millis, event: Event, out: &mut Vec<ClientOutput>) {
+        self.events.push(LoggedEvent {
+            at: now,
+            event: event.clone(),
+        });
+        out.push(ClientOutput::Event(event));
+    }
+
+    /// Feeds one input at time `now` (non-decreasing across calls) and returns what to do.
+    pub fn handle(&mut self, now: Millis, input: ClientInput) -> Vec<ClientOutput> {
+        let mut out = Vec::new();
+        self.run_timers(now, &mut out);
+        match input {
+            ClientInput::Start => self.on_start(now, &mut out),
+            ClientInput::Connected { node } => {
+                let st = self.nodes.entry(node).or_default();
+                st.connected = true;
+                st.push_config = None;
+                if st.throttled_until > now {
+                    st.api_versions_deferred = true;
+                    let until = st.throttled_until;
+                    self.emit(now, Event::ApiVersionsDeferred { node, until }, &mut out);
+                } else {
+                    self.send_api_versions(now, node, &mut out);
+                }
+            }
+            ClientInput::ApiVersionsResponse { node, body } => {
+                self.on_api_versions(now, node, &body, &mut out)
+            }
+            ClientInput::PushConfigResponse { node, body } => {
+                self.on_push_response(now, node, &body, &mut out)
+            }
+            ClientInput::Disconnected { node } => {
+                let st = self.nodes.entry(node).or_default();
+                st.connected = false;
+                st.push_config = None;
+                st.api_versions_deferred = false;
+                if self.sticky == Some(node) {
+                    self.sticky = None;
+                }
+                if self.in_flight.as_ref().is_some_and(|f| f.node == node) {
+                    self.schedule_retry(now, RetryCause::Disconnected, &mut out);
+                }
+            }
+            ClientInput::RequestTimedOut { node } => {
+                if self.in_flight.as_ref().is_some_and(|f| f.node == node) {
+                    self.schedule_retry(now, RetryCause::RequestTimedOut, &mut out);
+                }
+            }
+            ClientInput::UserRequest { id } => {
+                if self.is_blocking() {
+                    self.blocked.push(id);
+                    self.emit(now, Event::UserRequestBlocked { id }, &mut out);
+                } else {
+                    self.emit(now, Event::UserRequestReleased { id }, &mut out);
+                    out.push(ClientOutput::ReleaseUserRequest { id });
+                }
+            }
+            ClientInput::Tick => {}
+        }
+        self.try_push(now, &mut out);
+        if let Some(at) = self.next_wake(now) {
+            out.push(ClientOutput::WakeAt(at));
+        }
+        out
+    }
+
+    fn on_start(&mut self, now: Millis, out: &mut Vec<ClientOutput>) {
+        if self.state != HandshakeState::NotStarted {
+            return;
+        }
+        let skip = if self.embedded {
+            Some(SkipReason::EmbeddedInStreams)
+        } else if !self.enabled {
+            Some(SkipReason::Disabled)
+        } else {
+            for e in self.selection.events.clone() {
+                self.emit(now, e, out);
+            }
+            self.selection
+                .request
+                .is_none()
+                .then_some(SkipReason::NothingToSend)
+        };
+        match skip {
+            Some(reason) => {
+                self.state = HandshakeState::Skipped(reason);
+                self.emit(now, Event::HandshakeSkipped { reason }, out);
+                self.release(now, UnblockReason::Skipped, out);
+            }
+            None => {
+                self.state = HandshakeState::Pending;
+                self.deadline = now.plus(self.deadline_ms);
+                self.emit(
+                    now,
+                    Event::HandshakeStarted {
+                        deadline: self.deadline,
+                    },
+                    out,
+                );
+                self.release_if_no_node_supports(now, out);
+            }
+        }
+    }
+
+    fn send_api_versions(&mut self, now: Millis, node: NodeId, out: &mut Vec<ClientOutput>) {
+        if let Some(st) = self.nodes.get_mut(&node) {
+            st.api_versions_deferred = false;
+        }
+        self.emit(now, Event::ApiVersionsSent { node }, out);
+        out.push(ClientOutput::Send {
+            node,
+            api_key: ApiKey::API_VERSIONS,
+            api_version: API_VERSIONS_VERSION,
+            body: RequestBody::ApiVersions(ApiVersionsRequest {
+                client_software_name: Some(CLIENT_SOFTWARE_NAME.into()),
+                client_software_version: Some(CLIENT_SOFTWARE_VERSION.into()),
+                ..Default::default()
+            }),
+        });
+    }
+
+    fn on_api_versions(
+        &mut self,
+        now: Millis,
+        node: NodeId,
+        body: &ApiVersionsResponse,
+        out: &mut Vec<ClientOutput>,
+    ) {
+        if !self.nodes.get(&node).is_some_and(|s| s.connected) {
+            self.emit(now, Event::ResponseIgnored { node }, out);
+            return;
+        }
+        let key = self.profile.provisional.push_config_api_key.0;
+        let supports = body.error_code == 0
+            && body
+                .api_keys
+                .iter()
+                .any(|k| k.api_key == key && k.min_version <= 0 && 0 <= k.max_version);
+        if let Some(st) = self.nodes.get_mut(&node) {
+            st.push_config = Some(supports);
+        }
+        self.emit(
+            now,
+            Event::NodeSupport {
+                node,
+                push_config: supports,
+            },
+            out,
+        );
+        self.release_if_no_node_supports(now, out);
+    }
+
+    /// Releases user requests when every connected node has answered ApiVersions without
+    /// PushConfig (old brokers): the push may still happen later, without blocking anyone.
+    fn release_if_no_node_supports(&mut self, now: Millis, out: &mut Vec<ClientOutput>) {
+        let mut connected = self.nodes.values().filter(|s| s.connected).peekable();
+        let any = connected.peek().is_some();
+        let none_supports = connected.all(|s| s.push_config == Some(false));
+        if self.is_blocking() && any && none_supports {
+            self.release(now, UnblockReason::NoNodeSupportsPushConfig, out);
+        }
+    }
+
+    fn on_push_response(
+        &mut self,
+        now: Millis,
+        node: NodeId,
+        body: &PushConfigResponse,
+        out: &mut Vec<ClientOutput>,
+    ) {
+        let ours = self.state == HandshakeState::Pending
+            && self.in_flight.as_ref().is_some_and(|f| f.node == node);
+        if !ours {
+            self.emit(now, Event::ResponseIgnored { node }, out);
+            return;
+        }
+        if body.throttle_time_ms > 0 {
+            let until = now.plus(body.throttle_time_ms as u64);
+            self.nodes.entry(node).or_default().throttled_until = until;
+            self.emit(now, Event::ThrottleApplied { node, until }, out);
+        }
+        let code = self
+            .profile
+            .provisional
+            .canonical_error(ErrorCode(body.error_code));
+        if code.is_ok() {
+            self.in_flight = None;
+            self.successes += 1;
+            self.state = HandshakeState::Completed { node };
+            self.emit(now, Event::HandshakeCompleted { node }, out);
+            self.release(now, UnblockReason::Completed, out);
+        } else if code.retriable()
+            && code != ErrorCode::CONFIG_TOO_LARGE
+            && code != ErrorCode::INVALID_CONFIG
+        {
+            self.schedule_retry(now, RetryCause::RetriableError(code), out);
+        } else {
+            self.in_flight = None;
+            self.state = HandshakeState::Rejected { error_code: code };
+            let error_message = body.error_message.as_ref().map(|m| m.to_string());
+            self.emit(
+                now,
+                Event::PushRejected {
+                    node,
+                    error_code: code,
+                    error_message,
+                },
+                out,
+            );
+            self.release(now, UnblockReason::Rejected, out);
+        }
+    }
+
+    fn schedule_retry(&mut self, now: Millis, cause: RetryCause, out: &mut Vec<ClientOutput>) {
+        let Some(failed) = self.in_flight.take() else {
+            return;
+        };
+        let backoff_ms = self
+            .backoff
+            .delay(self.attempts.saturating_sub(1), &mut self.rng);
+        let mut at = now.plus(backoff_ms);
+        if self.sticky == Some(failed.node) {
+            at = at.max(
+                self.nodes
+                    .get(&failed.node)
+                    .map_or(at, |s| s.throttled_until),
+            );
+        }
+        self.next_attempt_at = at;
+        self.emit(
+            now,
+            Event::RetryScheduled {
+                at,
+                failed_attempt: self.attempts,
+                backoff_ms,
+                cause,
+            },
+            out,
+        );
+    }
+
+    fn release(&mut self, now: Millis, reason: UnblockReason, out: &mut Vec<ClientOutput>) {
+        if self.released {
+            return;
+        }
+        self.released = true;
+        self.emit(now, Event::UserRequestsUnblocked { reason }, out);
+        for id in std::mem::take(&mut self.blocked) {
+            self.emit(now, Event::UserRequestReleased { id }, out);
+            out.push(ClientOutput::ReleaseUserRequest { id });
+        }
+    }
+
+    fn run_timers(&mut self, now: Millis, out: &mut Vec<ClientOutput>) {
+        if self.state == HandshakeState::Pending && now >= self.deadline {
+            self.in_flight = None;
+            self.state = HandshakeState::Abandoned;
+            self.emit(
+                now,
+                Event::HandshakeAbandoned {
+                    attempts: self.attempts,
+                },
+                out,
+            );
+            self.release(now, UnblockReason::DeadlineExceeded, out);
+        }
+        if self.in_flight.as_ref().is_some_and(|f| now >= f.timeout_at) {
+            self.schedule_retry(now, RetryCause::RequestTimedOut, out);
+        }
+        let due: Vec<NodeId> = self
+            .nodes
+            .iter()
+            .filter(|(_, s)| s.connected && s.api_versions_deferred && s.throttled_until <= now)
+            .map(|(n, _)| *n)
+            .collect();
+        for node in due {
+            self.send_api_versions(now, node, out);
+        }
+    }
+
+    fn eligible(&self, node: NodeId) -> bool {
+        self.nodes
+            .get(&node)
+            .is_some_and(|s| s.connected && s.push_config == Some(true))
+    }
+
+    fn try_push(&mut self, now: Millis, out: &mut Vec<ClientOutput>) {
+        if self.state != HandshakeState::Pending
+            || self.in_flight.is_some()
+            || now < self.next_attempt_at
+        {
+            return;
+        }
+        let Some(request) = self.selection.request.clone() else {
+            return;
+        };
+        let node = match self.sticky.filter(|n| self.eligible(*n)) {
+            Some(n) => {
+                if self.nodes[&n].throttled_until > now {
+                    return;
+                }
+                n
+            }
+            None => {
+                let candidates: Vec<NodeId> = self
+                    .nodes
+                    .iter()
+                    .filter(|(n, s)| self.eligible(**n) && s.throttled_until <= now)
+                    .map(|(n, _)| *n)
+                    .collect();
+                if candidates.is_empty() {
+                    return;
+                }
+                let n = candidates[self.rng.below(candidates.len() as u64) as usize];
+                self.sticky = Some(n);
+                self.emit(
+                    now,
+                    Event::NodeChosen {
+                        node: n,
+                        candidates,
+                    },
+                    out,
+                );
+                n
+            }
+        };
+        if !self.eligible(node) {
+            self.pushes_to_non_advertising += 1;
+        }
+        self.attempts += 1;
+        self.in_flight = Some(InFlight {
+            node,
+            timeout_at: now.plus(self.request_timeout_ms),
+        });
+        let size = request_size(self.profile.size_measure, &request);
+        self.emit(
+            now,
+            Event::PushConfigSent {
+                node,
+                attempt: self.attempts,
+                entries: request.configs.len(),
+                size,
+            },
+            out,
+        );
+        out.push(ClientOutput::Send {
+            node,
+            api_key: self.profile.provisional.push_config_api_key,
+            api_version: 0,
+            body: RequestBody::PushConfig(request),
+        });
+    }
+
+    fn next_wake(&self, now: Millis) -> Option<Millis> {
+        let mut t: Vec<Millis> = Vec::new();
+        if self.state == HandshakeState::Pending {
+            t.push(self.deadline);
+            match &self.in_flight {
+                Some(f) => t.push(f.timeout_at),
+                None => {
+                    t.push(self.next_attempt_at);
+                    if let Some(s) = self.sticky.and_then(|n| self.nodes.get(&n)) {
+                        t.push(s.throttled_until);
+                    }
+                }
+            }
+        }
+        for s in self.nodes.values() {
+            if s.connected && s.api_versions_deferred {
+                t.push(s.throttled_until);
+            }
+        }
+        t.into_iter().filter(|x| *x > now).min()
+    }
+}

@@ -1,0 +1,42 @@
+//! The reference model of KIP-1324, KIP-1326 and KIP-1294/KIP-1256: client, broker and
+//! controller as pure, synchronous, deterministic state machines (sans-IO, quinn-proto
+//! style). Time comes in as [`Millis`], randomness from a seeded [`ModelRng`], every knob and
+//! contested reading from a [`SpecProfile`]; every decision is an [`Event`].
+//!
+//! This file only declares modules and re-exports; see `ARCHITECTURE.md`, "Reference model".
+
+pub mod backoff;
+pub mod broker;
+pub mod client;
+pub mod config_def;
+pub mod controller;
+pub mod events;
+pub mod invariants;
+pub mod profile;
+pub mod rng;
+pub mod selection;
+pub mod sensitivity;
+pub mod server_config;
+pub mod time;
+pub mod validators;
+
+pub use backoff::ExponentialBackoff;
+pub use broker::{
+    BrokerConfigError, BrokerModel, BrokerReply, BrokerRequest, BrokerSettings, PolicyVerdict,
+};
+pub use client::{ClientConfigError, ClientInput, ClientModel, ClientOutput, HandshakeState};
+pub use config_def::{
+    client_definitions, ClientType, ConfigType, ConfigTypeNumbering, ConfigValue,
+};
+pub use controller::{ControllerModel, MetadataRecord, RegisteredBroker, ReplayError};
+pub use events::{Event, LoggedEvent, NodeId};
+pub use invariants::InvariantViolation;
+pub use profile::{
+    AuditDirection, DefaultKeyLists, Defaults, ProfileError, RegistrationRejection, SizeMeasure,
+    SpecProfile, UnadvertisedPushConfigReply,
+};
+pub use rng::ModelRng;
+pub use sensitivity::{classify, SensitivityRule};
+pub use server_config::{ReportPolicy, ServerConfigDefs, ServerConfigKey};
+pub use time::Millis;
+pub use validators::{MvValidators, Validator};

@@ -1,0 +1,318 @@
+//! [`SpecProfile`]: every number and every contested reading of KIP-1324, KIP-1326 and
+//! KIP-1294/KIP-1256 that the model depends on, in one serde type loadable from YAML, with a
+//! built-in default that implements kip-notes §6's recommended readings. Holds data only; the
+//! model's components read it and never change it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::config_def::{ClientType, ConfigTypeNumbering};
+use crate::codec::{ErrorCode, ProvisionalNumbers};
+
+/// What counts as "the size of the PushConfig request" (kip-notes §6 A3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SizeMeasure {
+    /// The encoded request body: the bytes after the request header, without the frame size.
+    #[default]
+    RequestBody,
+    /// Only the encoded `Configs` array (the body minus its top-level tagged-field section).
+    ConfigsArray,
+}
+
+/// How a broker without a policy answers a PushConfig it never advertised (kip-notes §6 A5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnadvertisedPushConfigReply {
+    /// Close the connection without a response (what Java does for a disabled API).
+    #[default]
+    Close,
+    /// Answer with a PushConfigResponse carrying UNSUPPORTED_VERSION (35).
+    UnsupportedVersion,
+}
+
+/// The error a controller returns when the registration audit fails (kip-notes §6 C2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RegistrationRejection {
+    /// INVALID_REGISTRATION (119).
+    #[default]
+    InvalidRegistration,
+    /// INVALID_CONFIG (40).
+    InvalidConfig,
+}
+
+impl RegistrationRejection {
+    /// The error code this reading returns.
+    pub fn code(self) -> ErrorCode {
+        match self {
+            RegistrationRejection::InvalidRegistration => ErrorCode::INVALID_REGISTRATION,
+            RegistrationRejection::InvalidConfig => ErrorCode::INVALID_CONFIG,
+        }
+    }
+}
+
+/// Which metadata.version changes run the KIP-1294 config audit (kip-notes §6 C3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditDirection {
+    /// Upgrades and downgrades (the KIP text).
+    #[default]
+    Both,
+    /// Upgrades only (the prototype).
+    UpgradeOnly,
+}
+
+/// The default value of `config.push.allowed.keys` per client type (kip-notes §1.2, §6 A6).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DefaultKeyLists {
+    /// `KafkaProducer`: empty, the KIP text elides it.
+    pub producer: Vec<String>,
+    /// `KafkaConsumer`: the newest text's list.
+    pub consumer: Vec<String>,
+    /// `Admin`: the newest text's list.
+    pub admin: Vec<String>,
+    /// `KafkaShareConsumer`: the first (client-config) block of the newest text.
+    pub share_consumer: Vec<String>,
+    /// `KafkaStreams`: empty, the KIP does not give it.
+    pub streams: Vec<String>,
+}
+
+impl DefaultKeyLists {
+    /// The list for `client_type`.
+    pub fn for_client(&self, client_type: ClientType) -> &[String] {
+        match client_type {
+            ClientType::Producer => &self.producer,
+            ClientType::Consumer => &self.consumer,
+            ClientType::Admin => &self.admin,
+            ClientType::ShareConsumer => &self.share_consumer,
+            ClientType::Streams => &self.streams,
+        }
+    }
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+impl Default for DefaultKeyLists {
+    fn default() -> Self {
+        Self {
+            producer: Vec::new(),
+            consumer: strings(&[
+                "auto.offset.reset",
+                "client.id",
+                "enable.auto.commit",
+                "fetch.max.wait.ms",
+                "fetch.min.bytes",
+                "group.id",
+                "isolation.level",
+                "max.poll.interval.ms",
+                "max.poll.records",
+                "request.timeout.ms",
+                "session.timeout.ms",
+            ]),
+            admin: strings(&["client.id", "request.timeout.ms", "retries"]),
+            share_consumer: strings(&[
+                "client.id",
+                "fetch.max.wait.ms",
+                "fetch.min.bytes",
+                "group.id",
+                "max.poll.interval.ms",
+                "max.poll.records",
+                "share.acknowledgement.mode",
+                "share.acquire.mode",
+            ]),
+            streams: Vec::new(),
+        }
+    }
+}
+
+/// Client and broker defaults the KIPs and Kafka fix (kip-notes §1.8, §1.10, §6 A4, A7).
+/// A client's own configuration overrides the timing values for that client.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Defaults {
+    /// Broker `client.config.max.bytes` and the client's own budget: 10240 ("10 KB", binary).
+    pub client_config_max_bytes: u32,
+    /// `retry.backoff.ms`: 100.
+    pub retry_backoff_ms: u64,
+    /// `retry.backoff.max.ms`: 1000.
+    pub retry_backoff_max_ms: u64,
+    /// Relative jitter of each backoff: 0.2 (±20 %).
+    pub retry_backoff_jitter: f64,
+    /// `default.api.timeout.ms`, the handshake deadline of consumer, admin, share consumer and
+    /// Streams: 60000.
+    pub default_api_timeout_ms: u64,
+    /// Producer `max.block.ms`, the producer's handshake deadline: 60000.
+    pub producer_max_block_ms: u64,
+    /// `request.timeout.ms`, the per-attempt timeout of a PushConfig: 30000.
+    pub request_timeout_ms: u64,
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Self {
+            client_config_max_bytes: 10240,
+            retry_backoff_ms: 100,
+            retry_backoff_max_ms: 1000,
+            retry_backoff_jitter: 0.2,
+            default_api_timeout_ms: 60000,
+            producer_max_block_ms: 60000,
+            request_timeout_ms: 30000,
+        }
+    }
+}
+
+/// Every knob of the model. `SpecProfile::default()` is kip-notes' recommended reading.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SpecProfile {
+    /// PROVISIONAL wire numbers: PushConfig apiKey 95, CONFIG_TOO_LARGE 137 (kip-notes §4.9).
+    pub provisional: ProvisionalNumbers,
+    /// Numeric defaults.
+    pub defaults: Defaults,
+    /// What the size limit measures (§6 A3): `request_body` (default) or `configs_array`.
+    pub size_measure: SizeMeasure,
+    /// PushConfig `ConfigType` numbering (§6 A2): `config_def_type` (default) or `older_kip_enum`.
+    pub config_type_numbering: ConfigTypeNumbering,
+    /// Reply to a PushConfig the broker did not advertise (§6 A5): `close` (default) or
+    /// `unsupported_version`.
+    pub unadvertised_push_config: UnadvertisedPushConfigReply,
+    /// Error of a failed registration audit (§6 C2): `invalid_registration` (default) or
+    /// `invalid_config`.
+    pub registration_rejection: RegistrationRejection,
+    /// Which metadata.version changes are audited (§6 C3): `both` (default) or `upgrade_only`.
+    pub audit_direction: AuditDirection,
+    /// The metadata.version feature level from which a controller persists StaticConfigs in
+    /// RegisterBrokerRecord v5 (§6 B5). PROVISIONAL default 35: one above 4.5-IV0 (34), the
+    /// newest level known.
+    pub static_config_persistence_level: i16,
+    /// The first BrokerRegistrationRequest version that carries StaticConfigs (§6 B1): 6.
+    pub first_static_configs_version: i16,
+    /// Default `config.push.allowed.keys` per client type (§6 A6).
+    pub default_keys: DefaultKeyLists,
+}
+
+impl Default for SpecProfile {
+    fn default() -> Self {
+        Self {
+            provisional: ProvisionalNumbers::default(),
+            defaults: Defaults::default(),
+            size_measure: SizeMeasure::default(),
+            config_type_numbering: ConfigTypeNumbering::default(),
+            unadvertised_push_config: UnadvertisedPushConfigReply::default(),
+            registration_rejection: RegistrationRejection::default(),
+            audit_direction: AuditDirection::default(),
+            static_config_persistence_level: 35,
+            first_static_configs_version: 6,
+            default_keys: DefaultKeyLists::default(),
+        }
+    }
+}
+
+/// A profile that cannot be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    /// The YAML does not parse or does not match the schema.
+    #[error("spec profile YAML: {0}")]
+    Yaml(#[from] serde_saphyr::Error),
+    /// A field holds a value outside its domain.
+    #[error("spec profile field {field}: {reason}")]
+    Invalid {
+        /// The field.
+        field: &'static str,
+        /// Why it is invalid.
+        reason: String,
+    },
+}
+
+impl SpecProfile {
+    /// The built-in default as commented YAML, documenting every field; it loads to
+    /// `SpecProfile::default()`.
+    pub const DEFAULT_YAML: &'static str = include_str!("default_profile.yaml");
+
+    /// Loads a profile from YAML; absent fields take their defaults, unknown fields are errors.
+    pub fn from_yaml(text: &str) -> Result<Self, ProfileError> {
+        let p: SpecProfile = serde_saphyr::from_str(text)?;
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Renders the profile as YAML (loadable again with [`SpecProfile::from_yaml`]).
+    pub fn to_yaml(&self) -> String {
+        serde_saphyr::to_string(self).expect("a SpecProfile always serializes")
+    }
+
+    /// Checks value domains that serde cannot express.
+    pub fn validate(&self) -> Result<(), ProfileError> {
+        let j = self.defaults.retry_backoff_jitter;
+        if !(0.0..1.0).contains(&j) {
+            return Err(ProfileError::Invalid {
+                field: "defaults.retry_backoff_jitter",
+                reason: format!("{j} is not in [0, 1)"),
+            });
+        }
+        if self.first_static_configs_version < 0 {
+            return Err(ProfileError::Invalid {
+                field: "first_static_configs_version",
+                reason: "must not be negative".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The default keys of every client type, by type (for reports).
+    pub fn default_key_table(&self) -> BTreeMap<ClientType, Vec<String>> {
+        ClientType::ALL
+            .into_iter()
+            .map(|t| (t, self.default_keys.for_client(t).to_vec()))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_profile_values() {
+        let p = SpecProfile::default();
+        assert_eq!(p.provisional.push_config_api_key.0, 95);
+        assert_eq!(p.provisional.config_too_large.0, 137);
+        assert_eq!(p.defaults.client_config_max_bytes, 10240);
+        assert_eq!(p.first_static_configs_version, 6);
+        assert!(p.default_keys.producer.is_empty() && p.default_keys.streams.is_empty());
+    }
+
+    #[test]
+    fn documented_default_yaml_is_the_default() {
+        assert_eq!(
+            SpecProfile::from_yaml(SpecProfile::DEFAULT_YAML).unwrap(),
+            SpecProfile::default()
+        );
+    }
+
+    #[test]
+    fn yaml_round_trip_and_partial_override() {
+        let p = SpecProfile::default();
+        assert_eq!(SpecProfile::from_yaml(&p.to_yaml()).unwrap(), p);
+        let q =
+            SpecProfile::from_yaml("size_measure: configs_array\naudit_direction: upgrade_only\n")
+                .unwrap();
+        assert_eq!(q.size_measure, SizeMeasure::ConfigsArray);
+        assert_eq!(q.audit_direction, AuditDirection::UpgradeOnly);
+        assert_eq!(q.defaults, Defaults::default());
+    }
+
+    #[test]
+    fn unknown_fields_and_bad_jitter_are_rejected() {
+        assert!(SpecProfile::from_yaml("no_such_field: 1\n").is_err());
+        assert!(matches!(
+            SpecProfile::from_yaml("defaults:\n  retry_backoff_jitter: 1.5\n"),
+            Err(ProfileError::Invalid { .. })
+        ));
+    }
+}

@@ -1,0 +1,665 @@
+//! Controller behaviour of the reference model (KIP-1326 registration and persistence,
+//! KIP-1294 MV-aware validation and audits, KIP-1256 request checks), through its public API.
+
+mod model_support;
+
+use kipcheck::codec::broker_registration_request::StaticConfig;
+use kipcheck::codec::incremental_alter_configs_request as inc;
+use kipcheck::codec::update_features_request::FeatureUpdateKey;
+use kipcheck::codec::{
+    alter_configs_request as legacy, AlterConfigsRequest, ErrorCode,
+    IncrementalAlterConfigsRequest, Message, MetadataRecordBody, UpdateFeaturesRequest,
+};
+use kipcheck::model::server_config::resource_type::{BROKER, TOPIC, UNKNOWN};
+use kipcheck::model::{
+    AuditDirection, BrokerModel, BrokerSettings, ControllerModel, Event, MetadataRecord, Millis,
+    RegistrationRejection, ServerConfigDefs, SpecProfile, Validator,
+};
+use model_support::cfg;
+
+const MIB: f64 = 1048576.0;
+
+/// Definitions where log.segment.bytes and segment.bytes need ≥ 3 MiB from level 40.
+fn defs() -> ServerConfigDefs {
+    ServerConfigDefs::default()
+        .with_mv_validator("log.segment.bytes", 40, Validator::AtLeast(3.0 * MIB))
+        .with_mv_validator("segment.bytes", 40, Validator::AtLeast(3.0 * MIB))
+}
+
+fn controller(profile: &SpecProfile, level: i16) -> ControllerModel {
+    ControllerModel::new(profile, defs(), level, Millis(0))
+}
+
+fn broker(id: i32, props: &[(&str, &str)]) -> BrokerModel {
+    let mut s = BrokerSettings::new(id);
+    s.server_properties = cfg(props);
+    BrokerModel::new(s, &SpecProfile::default()).unwrap()
+}
+
+fn register(c: &mut ControllerModel, b: &BrokerModel) -> i16 {
+    let (v, req) = b.registration_request(c_max());
+    c.handle_broker_registration(Millis(1), v, &req).error_code
+}
+
+fn c_max() -> i16 {
+    kipcheck::model::controller::MAX_BROKER_REGISTRATION_VERSION
+}
+
+fn set(name: &str, value: Option<&str>, op: i8) -> inc::AlterableConfig {
+    inc::AlterableConfig {
+        name: name.into(),
+        config_operation: op,
+        value: value.map(Into::into),
+        ..Default::default()
+    }
+}
+
+fn inc_req(
+    rtype: i8,
+    rname: &str,
+    configs: Vec<inc::AlterableConfig>,
+    validate_only: bool,
+) -> IncrementalAlterConfigsRequest {
+    IncrementalAlterConfigsRequest {
+        resources: vec![inc::AlterConfigsResource {
+            resource_type: rtype,
+            resource_name: rname.into(),
+            configs,
+            ..Default::default()
+        }],
+        validate_only,
+        ..Default::default()
+    }
+}
+
+/// The error code of a one-resource, one-config IncrementalAlterConfigs (not validate-only).
+fn inc_code(c: &mut ControllerModel, rtype: i8, rname: &str, config: inc::AlterableConfig) -> i16 {
+    c.handle_incremental_alter_configs(Millis(0), 1, &inc_req(rtype, rname, vec![config], false))
+        .responses[0]
+        .error_code
+}
+
+fn mv_update(level: i16, upgrade_type: i8, validate_only: bool) -> UpdateFeaturesRequest {
+    UpdateFeaturesRequest {
+        timeout_ms: 60000,
+        feature_updates: vec![FeatureUpdateKey {
+            feature: "metadata.version".into(),
+            max_version_level: level,
+            upgrade_type: Some(upgrade_type),
+            ..Default::default()
+        }],
+        validate_only: Some(validate_only),
+        ..Default::default()
+    }
+}
+
+/// Encodes and decodes every record at its version: what another controller would read.
+fn through_the_wire(log: &[MetadataRecord]) -> Vec<MetadataRecord> {
+    log.iter()
+        .map(|r| {
+            let bytes = r.body.to_bytes(r.version).unwrap();
+            let body = MetadataRecordBody::decode(
+                r.body.api_key(),
+                &mut kipcheck::codec::Reader::new(&bytes),
+                r.version,
+            )
+            .unwrap();
+            MetadataRecord {
+                offset: r.offset,
+                version: r.version,
+                body,
+            }
+        })
+        .collect()
+}
+
+// ----- registration and persistence -----
+
+#[test]
+fn below_the_persistence_level_static_configs_stay_in_memory_only() {
+    let p = SpecProfile::default();
+    let mut c = controller(&p, p.static_config_persistence_level - 1);
+    assert_eq!(register(&mut c, &broker(1, &[])), 0);
+    assert_eq!(c.brokers()[&1].static_configs.len(), 8);
+    assert!(!c.brokers()[&1].static_configs_persisted);
+    let rec = c.metadata_log().last().unwrap();
+    assert_eq!(rec.version, 4);
+    let MetadataRecordBody::RegisterBrokerRecord(r) = &rec.body else {
+        panic!()
+    };
+    assert_eq!(r.static_configs, None);
+    let failover =
+        ControllerModel::replay(&p, defs(), &through_the_wire(c.metadata_log())).unwrap();
+    assert!(
+        failover.brokers()[&1].static_configs.is_empty(),
+        "lost on failover until re-registration"
+    );
+    c.check_invariants().unwrap();
+}
+
+#[test]
+fn at_the_persistence_level_static_configs_go_into_register_broker_record_v5_and_survive_failover()
+{
+    let p = SpecProfile::default();
+    let mut c = controller(&p, p.static_config_persistence_level);
+    assert_eq!(
+        register(&mut c, &broker(1, &[("log.segment.bytes", "2097152")])),
+        0
+    );
+    let rec = c.metadata_log().last().unwrap();
+    assert_eq!(rec.version, 5);
+    let MetadataRecordBody::RegisterBrokerRecord(r) = &rec.body else {
+        panic!()
+    };
+    let statics = r.static_configs.as_ref().unwrap();
+    assert!(statics
+        .iter()
+        .any(|s| s.name == "log.segment.bytes" && s.value.as_deref() == Some("2097152")));
+    // Tag 2 is on the wire.
+    let bytes = rec.body.to_bytes(5).unwrap();
+    assert!(bytes.windows(17).any(|w| w == b"log.segment.bytes"));
+    let failover =
+        ControllerModel::replay(&p, defs(), &through_the_wire(c.metadata_log())).unwrap();
+    assert_eq!(
+        failover.brokers()[&1].static_configs,
+        c.brokers()[&1].static_configs
+    );
+    assert_eq!(failover.brokers()[&1].epoch, c.brokers()[&1].epoch);
+    assert_eq!(failover.metadata_version(), c.metadata_version());
+}
+
+#[test]
+fn persistence_level_is_a_profile_parameter() {
+    let p = SpecProfile {
+        static_config_persistence_level: 10,
+        ..SpecProfile::default()
+    };
+    let mut c = controller(&p, 10);
+    register(&mut c, &broker(1, &[]));
+    assert!(c.brokers()[&1].static_configs_persisted);
+}
+
+#[test]
+fn registration_below_v6_reports_no_static_configs_and_duplicates_last_wins() {
+    let p = SpecProfile::default();
+    let mut c = controller(&p, 50);
+    let (_, req) = broker(1, &[]).registration_request(5);
+    assert_eq!(
+        c.handle_broker_registration(Millis(0), 5, &req).error_code,
+        0
+    );
+    assert!(c.brokers()[&1].static_configs.is_empty());
+    let (_, mut req) = broker(2, &[]).registration_request(6);
+    let dup = |v: &str| StaticConfig {
+        name: "num.partitions".into(),
+        value: Some(v.into()),
+        ..Default::default()
+    };
+    req.static_configs = Some(vec![dup("1"), dup("7")]);
+    c.handle_broker_registration(Millis(0), 6, &req);
+    assert_eq!(
+        c.brokers()[&2].static_configs["num.partitions"].as_deref(),
+        Some("7")
+    );
+}
+
+#[test]
+fn registration_audit_rejects_static_configs_that_violate_the_current_level() {
+    for (rejection, code) in [
+        (RegistrationRejection::InvalidRegistration, 119),
+        (RegistrationRejection::InvalidConfig, 40),
+    ] {
+        let p = SpecProfile {
+            registration_rejection: rejection,
+            ..SpecProfile::default()
+        };
+        let mut c = controller(&p, 40);
+        let before = c.metadata_log().len();
+        assert_eq!(
+            register(&mut c, &broker(1, &[("log.segment.bytes", "2097152")])),
+            code
+        );
+        assert_eq!(c.metadata_log().len(), before, "nothing written");
+        assert!(c.brokers().is_empty());
+        let rejected = c.events().iter().any(|e| {
+            matches!(&e.event, Event::RegistrationRejected { message, .. }
+                if message.contains("log.segment.bytes"))
+        });
+        assert!(rejected);
+        // Floor semantics: at level 39 no MV validator applies.
+        let mut c = controller(&p, 39);
+        assert_eq!(
+            register(&mut c, &broker(1, &[("log.segment.bytes", "2097152")])),
+            0
+        );
+    }
+}
+
+#[test]
+fn a_null_static_value_skips_validation() {
+    let p = SpecProfile::default();
+    let mut c = controller(&p, 40);
+    let (_, mut req) = broker(1, &[]).registration_request(6);
+    req.static_configs = Some(vec![StaticConfig {
+        name: "log.segment.bytes".into(),
+        value: None,
+        ..Default::default()
+    }]);
+    assert_eq!(
+        c.handle_broker_registration(Millis(0), 6, &req).error_code,
+        0
+    );
+}
+
+// ----- AlterConfigs / IncrementalAlterConfigs -----
+
+#[test]
+fn mv_validator_failure_is_per_resource_invalid_config() {
+    let p = SpecProfile::default();
+    let mut c = controller(&p, 40);
+    let mut req = inc_req(
+        TOPIC,
+        "t1",
+        vec![set("segment.bytes", Some("2097152"), 0)],
+        false,
+    );
+    req.resources.push(inc::AlterConfigsResource {
+        resource_type: TOPIC,
+        resource_name: "t2".into(),
+        configs: vec![set("segment.bytes", Some("4194304"), 0)],
+        ..Default::default()
+    });
+    let resp = c.handle_incremental_alter_configs(Millis(0), 1, &req);
+    assert_eq!(resp.responses[0].error_code, 40);
+    let msg = resp.responses[0].error_message.clone().unwrap();
+    assert!(
+        msg.contains("segment.bytes")
+            && msg.contains("at least 3145728")
+            && msg.contains("level 40"),
+        "{msg}"
+    );
+    assert_eq!(resp.responses[1].error_code, 0);
+    assert!(c.resource_configs(TOPIC, "t1").is_empty());
+    assert_eq!(c.resource_configs(TOPIC, "t2")["segment.bytes"], "4194304");
+    // Below the lowest MV key only the static validator (≥ 14) applies.
+    let mut c = controller(&p, 39);
+    assert_eq!(
+        inc_code(&mut c, TOPIC, "t", set("segment.bytes", Some("100"), 0)),
+        0
+    );
+    assert_eq!(
+        inc_code(&mut c, TOPIC, "t", set("segment.bytes", Some("10"), 0)),
+        40
+    );
+}
+
+#[test]
+fn kip_1256_cases_are_invalid_request() {
+    let p = SpecProfile::default();
+    let mut c = controller(&p, 1);
+    let cases = [
+        inc_req(TOPIC, "t", vec![set("retention.ms", None, 0)], false),
+        inc_req(TOPIC, "t", vec![set("retention.ms", None, 2)], false),
+        inc_req(
+            TOPIC,
+            "t",
+            vec![
+                set("retention.ms", Some("1"), 0),
+                set("retention.ms", Some("2"), 0),
+            ],
+            false,
+        ),
+        inc_req(UNKNOWN, "t", vec![set("retention.ms", Some("1"), 0)], false),
+        inc_req(TOPIC, "t", vec![set("retention.ms", Some("1"), 9)], false),
+    ];
+    for req in cases {
+        let r = c.handle_incremental_alter_configs(Millis(0), 1, &req);
+        assert_eq!(r.responses[0].error_code, 42, "{req:?}");
+        assert!(r.responses[0].error_message.is_some());
+    }
+    // DELETE with a null value is fine.
+    assert_eq!(
+        inc_code(&mut c, TOPIC, "t", set("retention.ms", None, 1)),
+        0
+    );
+    // Legacy AlterConfigs: duplicates and UNKNOWN too.
+    let legacy_req = |rtype: i8, names: &[&str]| AlterConfigsRequest {
+        resources: vec![legacy::AlterConfigsResource {
+            resource_type: rtype,
+            resource_name: "t".into(),
+            configs: names
+                .iter()
+                .map(|n| legacy::AlterableConfig {
+                    name: (*n).into(),
+                    value: Some("1".into()),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    assert_eq!(
+        c.handle_alter_configs(
+            Millis(0),
+            2,
+            &legacy_req(TOPIC, &["retention.ms", "retention.ms"])
+        )
+        .responses[0]
+            .error_code,
+        42
+    );
+    assert_eq!(
+        c.handle_alter_configs(Millis(0), 2, &legacy_req(UNKNOWN, &["retention.ms"]))
+            .responses[0]
+            .error_code,
+        42
+    );
+    assert_eq!(
+        c.handle_alter_configs(Millis(0), 2, &legacy_req(TOPIC, &["retention.ms"]))
+            .responses[0]
+            .error_code,
+        0
+    );
+    c.check_invariants().unwrap();
+}
+
+#[test]
+fn validate_only_changes_nothing() {
+    let p = SpecProfile::default();
+    let mut c = controller(&p, 1);
+    let before = c.metadata_log().len();
+    let r = c.handle_incremental_alter_configs(
+        Millis(0),
+        1,
+        &inc_req(TOPIC, "t", vec![set("retention.ms", Some("5"), 0)], true),
+    );
+    assert_eq!(r.responses[0].error_code, 0);
+    assert_eq!(c.metadata_log().len(), before);
+    assert!(c.resource_configs(TOPIC, "t").is_empty());
+    assert!(c.events().iter().any(|e| e.event
+        == Event::AlterConfigsAccepted {
+            resource_type: TOPIC,
+            resource_name: "t".into(),
+            validate_only: true
+        }));
+}
+
+#[test]
+fn legacy_alter_configs_replaces_the_whole_set() {
+    let p = SpecProfile::default();
+    let mut c = controller(&p, 1);
+    c.handle_incremental_alter_configs(
+        Millis(0),
+        1,
+        &inc_req(
+            TOPIC,
+            "t",
+            vec![
+                set("retention.ms", Some("5"), 0),
+                set("min.insync.replicas", Some("2"), 0),
+            ],
+            false,
+        ),
+    );
+    let req = AlterConfigsRequest {
+        resources: vec![legacy::AlterConfigsResource {
+            resource_type: TOPIC,
+            resource_name: "t".into(),
+            configs: vec![legacy::AlterableConfig {
+                name: "retention.ms".into(),
+                value: Some("7".into()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    assert_eq!(
+        c.handle_alter_configs(Millis(0), 1, &req).responses[0].error_code,
+        0
+    );
+    assert_eq!(
+        c.resource_configs(TOPIC, "t"),
+        cfg(&[("retention.ms", "7")])
+    );
+    c.check_invariants().unwrap();
+}
+
+#[test]
+fn append_and_subtract_work_on_lists_only() {
+    let p = SpecProfile::default();
+    let mut c = controller(&p, 1);
+    assert_eq!(
+        inc_code(
+            &mut c,
+            TOPIC,
+            "t",
+            set("cleanup.policy", Some("compact"), 2)
+        ),
+        0
+    );
+    assert_eq!(
+        c.resource_configs(TOPIC, "t")["cleanup.policy"],
+        "delete,compact"
+    );
+    c.handle_incremental_alter_configs(
+        Millis(0),
+        1,
+        &inc_req(
+            TOPIC,
+            "t",
+            vec![set("cleanup.policy", Some("delete"), 3)],
+            false,
+        ),
+    );
+    assert_eq!(c.resource_configs(TOPIC, "t")["cleanup.policy"], "compact");
+    assert_eq!(
+        inc_code(&mut c, TOPIC, "t", set("retention.ms", Some("1"), 2)),
+        40
+    );
+    assert_eq!(
+        inc_code(&mut c, TOPIC, "t", set("cleanup.policy", Some("bogus"), 2)),
+        40
+    );
+    assert_eq!(
+        inc_code(
+            &mut c,
+            TOPIC,
+            "t",
+            set("no.such.topic.config", Some("1"), 0)
+        ),
+        40
+    );
+    assert_eq!(
+        inc_code(
+            &mut c,
+            BROKER,
+            "",
+            set("my.custom.broker.thing", Some("1"), 0)
+        ),
+        0
+    );
+}
+
+// ----- UpdateFeatures audit -----
+
+#[test]
+fn upgrade_audits_dynamic_and_static_configs_against_the_target_level() {
+    let p = SpecProfile::default();
+    let mut c = controller(&p, 39);
+    register(&mut c, &broker(1, &[("log.segment.bytes", "2097152")]));
+    c.handle_incremental_alter_configs(
+        Millis(0),
+        1,
+        &inc_req(
+            TOPIC,
+            "t",
+            vec![set("segment.bytes", Some("1048576"), 0)],
+            false,
+        ),
+    );
+    let before = c.metadata_log().len();
+    for version in [0, 1, 2] {
+        let mut req = mv_update(40, 1, false);
+        if version == 0 {
+            req.feature_updates[0].upgrade_type = None;
+            req.validate_only = None;
+        }
+        let r = c.handle_update_features(Millis(0), version, &req.project(version));
+        assert_eq!(r.error_code, 40, "v{version}");
+        let msg = r.error_message.unwrap();
+        assert!(
+            msg.contains("broker 1 static config") && msg.contains("log.segment.bytes"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("resource 2:t config") && msg.contains("segment.bytes"),
+            "{msg}"
+        );
+        assert_eq!(
+            r.results.map(|v| v.len()),
+            if version < 2 { Some(0) } else { None }
+        );
+    }
+    assert_eq!(c.metadata_log().len(), before);
+    assert_eq!(c.metadata_version(), 39);
+}
+
+#[test]
+fn validate_only_audits_without_writing_and_success_appends_a_feature_level_record() {
+    let p = SpecProfile::default();
+    let mut c = controller(&p, 39);
+    register(&mut c, &broker(1, &[("log.segment.bytes", "4194304")]));
+    let before = c.metadata_log().len();
+    let r = c.handle_update_features(Millis(0), 1, &mv_update(40, 1, true));
+    assert_eq!(r.error_code, 0);
+    assert_eq!(c.metadata_log().len(), before);
+    let audited = c.events().iter().any(|e| {
+        matches!(&e.event, Event::MetadataVersionAudit { from: 39, to: 40, violations }
+            if violations.is_empty())
+    });
+    assert!(audited);
+    let r = c.handle_update_features(Millis(5), 1, &mv_update(40, 1, false));
+    assert_eq!(r.error_code, 0);
+    assert_eq!(r.results.unwrap()[0].feature, "metadata.version");
+    let MetadataRecordBody::FeatureLevelRecord(f) = &c.metadata_log().last().unwrap().body else {
+        panic!()
+    };
+    assert_eq!((f.name.as_str(), f.feature_level), ("metadata.version", 40));
+    assert_eq!(c.metadata_version(), 40);
+    c.check_invariants().unwrap();
+    // The event log serializes (scenario reports store it as JSON).
+    let json = serde_json::to_string(c.events()).unwrap();
+    assert!(
+        json.contains("\"event\":\"record_appended\"")
+            && json.contains("\"event\":\"metadata_version_audit\"")
+    );
+    let accepted: Vec<bool> = c
+        .events()
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::FeatureUpdateAccepted {
+                updates,
+                validate_only,
+            } => {
+                assert_eq!(updates, &vec![("metadata.version".to_string(), 40)]);
+                Some(*validate_only)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(accepted, [true, false]);
+}
+
+#[test]
+fn downgrade_audit_direction_is_a_profile_reading() {
+    // A value written while no MV validator existed; the new binary's definitions require
+    // ≥ 3 MiB from level 45. Downgrading 50 → 46 targets the level-45 validator.
+    let strict = || {
+        ServerConfigDefs::default().with_mv_validator(
+            "segment.bytes",
+            45,
+            Validator::AtLeast(3.0 * MIB),
+        )
+    };
+    for (direction, code) in [(AuditDirection::Both, 40), (AuditDirection::UpgradeOnly, 0)] {
+        let p = SpecProfile {
+            audit_direction: direction,
+            ..SpecProfile::default()
+        };
+        let mut old = ControllerModel::new(&p, ServerConfigDefs::default(), 50, Millis(0));
+        old.handle_incremental_alter_configs(
+            Millis(0),
+            1,
+            &inc_req(
+                TOPIC,
+                "t",
+                vec![set("segment.bytes", Some("100"), 0)],
+                false,
+            ),
+        );
+        let mut c = ControllerModel::replay(&p, strict(), old.metadata_log()).unwrap();
+        let r = c.handle_update_features(Millis(0), 1, &mv_update(46, 2, false));
+        assert_eq!(r.error_code, code, "{direction:?}");
+        // Upgrades are audited under both readings.
+        let mut c = ControllerModel::replay(&p, strict(), old.metadata_log()).unwrap();
+        c.handle_update_features(Millis(0), 1, &mv_update(44, 3, false));
+        c.handle_incremental_alter_configs(
+            Millis(0),
+            1,
+            &inc_req(
+                TOPIC,
+                "u",
+                vec![set("segment.bytes", Some("100"), 0)],
+                false,
+            ),
+        );
+        assert_eq!(
+            c.handle_update_features(Millis(0), 1, &mv_update(45, 1, false))
+                .error_code,
+            40,
+            "{direction:?}"
+        );
+    }
+}
+
+#[test]
+fn downgrade_needs_a_downgrade_type() {
+    let p = SpecProfile::default();
+    let mut c = controller(&p, 40);
+    assert_eq!(
+        c.handle_update_features(Millis(0), 1, &mv_update(39, 1, false))
+            .error_code,
+        95
+    );
+    assert_eq!(
+        c.handle_update_features(Millis(0), 1, &mv_update(39, 2, false))
+            .error_code,
+        0
+    );
+    assert_eq!(c.metadata_version(), 39);
+    assert_eq!(
+        c.handle_update_features(Millis(0), 1, &mv_update(0, 3, false))
+            .error_code,
+        95
+    );
+    let dup = UpdateFeaturesRequest {
+        feature_updates: vec![mv_update(41, 1, false).feature_updates[0].clone(); 2],
+        ..Default::default()
+    };
+    assert_eq!(
+        c.handle_update_features(Millis(0), 1, &dup).error_code,
+        ErrorCode::INVALID_REQUEST.0
+    );
+}
+
+#[test]
+fn replay_rejects_a_log_with_gaps_or_without_metadata_version() {
+    let p = SpecProfile::default();
+    let c = controller(&p, 1);
+    let mut log = c.metadata_log().to_vec();
+    log[0].offset = 3;
+    assert!(ControllerModel::replay(&p, defs(), &log).is_err());
+    assert!(ControllerModel::replay(&p, defs(), &[]).is_err());
+}
