@@ -12,3 +12,4 @@ pub mod codec;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod model;
+pub mod runner;
