@@ -11,5 +11,6 @@
 pub mod codec;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod ledger;
 pub mod model;
 pub mod runner;
