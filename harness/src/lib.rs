@@ -13,4 +13,5 @@ pub mod codec;
 pub mod fuzzing;
 pub mod ledger;
 pub mod model;
+pub mod report;
 pub mod runner;

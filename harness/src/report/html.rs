@@ -1,0 +1,359 @@
+//! `report.html`: one self-contained page (inline CSS and JS, no external resources) to
+//! browse a run: summary by KIP, filters (verdict, KIP, text), and per finding the failing
+//! step (file:line), the mismatches, expected vs actual side by side with changed tokens
+//! highlighted, hex dumps of raw bytes and the reproduction command. Every value from the
+//! events is HTML-escaped here; nothing is decided or redacted here.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use super::diff::{pair_side_by_side, visible, DiffLine, LineDiff, LineTag};
+use super::error::ReportError;
+use super::hex::{hex_dump, HexDump};
+use super::labels::{
+    count_of, counts_sentence, grade_word, outcome_word, scenarios, simulated, verdict_key,
+    verdict_tag, verdict_words, wall, VERDICTS,
+};
+use super::record::{is_finding, FileOutput, RunRecord};
+use super::reporter::Reporter;
+use super::text::{failure_diff, location_line, STALE_MESSAGE};
+use crate::runner::{Failure, RunEvent, ScenarioResult, Verdict};
+
+/// File name of the HTML report inside the report directory.
+pub const HTML_FILE: &str = "report.html";
+
+const CSS: &str = include_str!("assets/report.css");
+const JS: &str = include_str!("assets/report.js");
+
+/// Escapes text for HTML element content and quoted attribute values.
+pub(crate) fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + s.len() / 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Renders `report.html`.
+pub fn render_html(record: &RunRecord) -> String {
+    let s = record.summary();
+    let outcome = outcome_word(&s);
+    let mut out = String::with_capacity(64 * 1024);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>kipcheck report: {outcome}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n"
+    );
+    header(&mut out, record);
+    by_kip(&mut out, record);
+    filters(&mut out, record);
+    out.push_str("<main id=\"scenarios\">\n");
+    for r in record.results() {
+        scenario(&mut out, r);
+    }
+    out.push_str("</main>\n");
+    let _ = write!(out, "<script>\n{JS}</script>\n</body>\n</html>\n");
+    out
+}
+
+fn header(out: &mut String, record: &RunRecord) {
+    let s = record.summary();
+    let class = if s.is_green() { "passed" } else { "failed" };
+    let _ = writeln!(
+        out,
+        "<header class=\"run {class}\">\n<h1>kipcheck: {}</h1>\n<p class=\"counts\">{}: {}</p>\n<dl class=\"facts\">",
+        outcome_word(&s),
+        scenarios(s.total),
+        counts_sentence(&s)
+    );
+    let mut fact = |k: &str, v: &str, code: bool| {
+        let v = escape(v);
+        let v = if code { format!("<code>{v}</code>") } else { v };
+        let _ = writeln!(out, "<dt>{k}</dt><dd>{v}</dd>");
+    };
+    if let Some(info) = record.info() {
+        fact("target", &info.target, true);
+        fact("seed", &info.seed.to_string(), true);
+        fact("command", &info.command, true);
+        fact("kipcheck", &info.kipcheck_version, false);
+    }
+    if let Some(ms) = record.duration_ms() {
+        fact("wall time", &wall(ms), false);
+    }
+    fact("simulated time", &simulated(record.simulated_ms()), false);
+    out.push_str("</dl>\n</header>\n");
+}
+
+fn by_kip(out: &mut String, record: &RunRecord) {
+    out.push_str("<section id=\"by-kip\">\n<h2>Summary by KIP</h2>\n<table class=\"kips\">\n<thead><tr><th>KIP</th>");
+    for v in VERDICTS {
+        let _ = write!(out, "<th>{}</th>", verdict_words(v));
+    }
+    out.push_str("<th>total</th></tr></thead>\n<tbody>\n");
+    let row = |out: &mut String, label: String, tr: &str, s: &crate::runner::Summary| {
+        let _ = write!(out, "<tr{tr}><th>{label}</th>");
+        for v in VERDICTS {
+            let n = count_of(s, v);
+            let zero = if n == 0 { " zero" } else { "" };
+            let _ = write!(out, "<td class=\"n v-{}{zero}\">{n}</td>", verdict_key(v));
+        }
+        let _ = writeln!(out, "<td class=\"n\">{}</td></tr>", s.total);
+    };
+    for (kip, counts) in record.by_kip() {
+        let k = escape(kip);
+        row(
+            out,
+            format!("<a href=\"#scenarios\" class=\"kip-link\" data-kip=\"{k}\">{k}</a>"),
+            "",
+            &counts,
+        );
+    }
+    row(out, "all".to_owned(), " class=\"all\"", &record.summary());
+    out.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+fn filters(out: &mut String, record: &RunRecord) {
+    let s = record.summary();
+    out.push_str("<section id=\"filters\">\n<h2>Scenarios</h2>\n<div class=\"filters\">\n");
+    for v in VERDICTS {
+        let key = verdict_key(v);
+        let _ = writeln!(
+            out,
+            "<label class=\"v-{key}\"><input type=\"checkbox\" data-verdict=\"{key}\" checked> <span class=\"badge\">{}</span> {} ({})</label>",
+            verdict_tag(v),
+            verdict_words(v),
+            count_of(&s, v)
+        );
+    }
+    out.push_str(
+        "<select id=\"kip-filter\" aria-label=\"KIP\"><option value=\"\">all KIPs</option>",
+    );
+    for kip in record.by_kip().keys() {
+        let k = escape(kip);
+        let _ = write!(out, "<option value=\"{k}\">{k}</option>");
+    }
+    out.push_str("</select>\n<input type=\"search\" id=\"text-filter\" placeholder=\"search id, title, tag, requirement, message\" aria-label=\"search\">\n");
+    let _ = writeln!(
+        out,
+        "<span><span id=\"shown-count\">{0}</span> of {0} shown</span>\n<button type=\"button\" id=\"expand-all\">expand all</button>\n<button type=\"button\" id=\"collapse-all\">collapse all</button>\n</div>\n</section>",
+        s.total
+    );
+}
+
+fn search_text(r: &ScenarioResult) -> String {
+    let mut parts = vec![
+        r.id.as_str(),
+        r.title.as_str(),
+        r.kip.as_str(),
+        r.area.as_str(),
+    ];
+    parts.extend(r.tags.iter().map(String::as_str));
+    parts.extend(r.requirements.iter().map(String::as_str));
+    if let Some(f) = &r.failure {
+        parts.push(f.message.as_str());
+    }
+    parts.join(" ").to_lowercase()
+}
+
+fn scenario(out: &mut String, r: &ScenarioResult) {
+    let key = verdict_key(r.verdict);
+    let open = if is_finding(r.verdict) { " open" } else { "" };
+    let _ = writeln!(
+        out,
+        "<details class=\"scenario v-{key}\" id=\"s-{id}\" data-verdict=\"{key}\" data-kip=\"{kip}\" data-search=\"{search}\"{open}>\n\
+         <summary><span class=\"badge\">{tag}</span> <code class=\"id\">{id}</code> <span class=\"title\">{title}</span> \
+         <span class=\"meta\">{kip} · {area} · {grade} · {wall} · {sim} simulated</span></summary>\n<div class=\"body\">",
+        id = escape(&r.id),
+        kip = escape(&r.kip),
+        search = escape(&search_text(r)),
+        tag = verdict_tag(r.verdict),
+        title = escape(&r.title),
+        area = escape(&r.area),
+        grade = grade_word(r.grade),
+        wall = wall(r.duration_ms),
+        sim = simulated(r.simulated_ms),
+    );
+    out.push_str("<dl class=\"facts\">\n");
+    let _ = writeln!(
+        out,
+        "<dt>file</dt><dd><code>{}</code></dd>",
+        escape(&r.path)
+    );
+    if !r.tags.is_empty() {
+        let _ = writeln!(out, "<dt>tags</dt><dd>{}</dd>", escape(&r.tags.join(", ")));
+    }
+    if !r.requirements.is_empty() {
+        let _ = writeln!(
+            out,
+            "<dt>requirements</dt><dd>{}</dd>",
+            escape(&r.requirements.join(", "))
+        );
+    }
+    if let Some(reason) = &r.unsupported_reason {
+        let _ = writeln!(out, "<dt>unsupported</dt><dd>{}</dd>", escape(reason));
+    }
+    out.push_str("</dl>\n");
+    if r.verdict == Verdict::UnexpectedPass {
+        let _ = writeln!(out, "<p class=\"message\">{}</p>", escape(STALE_MESSAGE));
+    }
+    if let Some(f) = &r.failure {
+        failure(out, f);
+    }
+    let _ = writeln!(
+        out,
+        "<p class=\"repro\">reproduce: <code>{}</code></p>\n</div>\n</details>",
+        escape(&r.reproduce)
+    );
+}
+
+fn failure(out: &mut String, f: &Failure) {
+    let _ = writeln!(
+        out,
+        "<p class=\"message\">first mismatch: <code>{}</code></p>\n<p class=\"location\">failing step: <code>{}</code></p>",
+        escape(&f.message),
+        escape(&location_line(f))
+    );
+    if !f.step_yaml.trim().is_empty() {
+        let _ = writeln!(
+            out,
+            "<pre class=\"step\">{}</pre>",
+            escape(f.step_yaml.trim_end())
+        );
+    }
+    if !f.mismatches.is_empty() {
+        out.push_str("<table class=\"mismatches\">\n<thead><tr><th>path</th><th>expected</th><th>actual</th></tr></thead>\n<tbody>\n");
+        for m in &f.mismatches {
+            let _ = writeln!(
+                out,
+                "<tr><td><code>{}</code></td><td><code>{}</code></td><td><code>{}</code></td></tr>",
+                escape(&m.path),
+                escape(&m.expected),
+                escape(&m.actual)
+            );
+        }
+        out.push_str("</tbody>\n</table>\n");
+    }
+    if let Some(diff) = failure_diff(f) {
+        diff_table(out, &diff);
+    }
+    if let Some(hex) = &f.raw_hex {
+        hex_table(out, hex);
+    }
+}
+
+fn cell_text(line: &DiffLine, show_invisibles: bool) -> String {
+    let mut s = String::new();
+    for seg in &line.segments {
+        let text = escape(&visible(&seg.text, show_invisibles));
+        if seg.emphasized && line.tag != LineTag::Equal {
+            let _ = write!(s, "<mark>{text}</mark>");
+        } else {
+            s.push_str(&text);
+        }
+    }
+    s
+}
+
+fn side(line: Option<&DiffLine>, old: bool, show_invisibles: bool) -> String {
+    match line {
+        None => "<td class=\"ln\"></td><td class=\"empty\"></td>".to_owned(),
+        Some(l) => {
+            let n = if old { l.old_line } else { l.new_line };
+            let class = match l.tag {
+                LineTag::Equal => "eq",
+                LineTag::Delete => "del",
+                LineTag::Insert => "ins",
+            };
+            format!(
+                "<td class=\"ln\">{}</td><td class=\"{class}\">{}</td>",
+                n.map(|n| n.to_string()).unwrap_or_default(),
+                cell_text(l, show_invisibles)
+            )
+        }
+    }
+}
+
+fn diff_table(out: &mut String, diff: &LineDiff) {
+    out.push_str("<p class=\"legend\"><span class=\"del\">−expected</span> <span class=\"ins\">+actual</span></p>\n");
+    if diff.is_identical() {
+        out.push_str("<p class=\"muted\">no differences in the rendered values; see the mismatches above</p>\n");
+        return;
+    }
+    out.push_str("<table class=\"diff\">\n<colgroup><col class=\"ln\"><col><col class=\"ln\"><col></colgroup>\n<thead><tr><th colspan=\"2\">expected</th><th colspan=\"2\">actual</th></tr></thead>\n<tbody>\n");
+    for (i, hunk) in diff.hunks.iter().enumerate() {
+        if i > 0 {
+            out.push_str("<tr class=\"hunk\"><td colspan=\"4\">┈┈┈</td></tr>\n");
+        }
+        for (left, right) in pair_side_by_side(hunk) {
+            let _ = writeln!(
+                out,
+                "<tr>{}{}</tr>",
+                side(left, true, diff.show_invisibles),
+                side(right, false, diff.show_invisibles)
+            );
+        }
+    }
+    out.push_str("</tbody>\n</table>\n");
+}
+
+fn hex_table(out: &mut String, hex: &str) {
+    match hex_dump(hex) {
+        HexDump::Rows { rows, len } => {
+            let _ = writeln!(
+                out,
+                "<p>raw bytes ({len}):</p>\n<table class=\"hex\">\n<thead><tr><th>offset</th><th>hex</th><th>ascii</th></tr></thead>\n<tbody>"
+            );
+            for row in rows {
+                let _ = writeln!(
+                    out,
+                    "<tr><td class=\"off\">{}</td><td class=\"hx\">{}</td><td class=\"asc\">{}</td></tr>",
+                    row.offset_text(),
+                    row.hex_text(),
+                    escape(&row.ascii_text())
+                );
+            }
+            out.push_str("</tbody>\n</table>\n");
+        }
+        HexDump::Invalid(text) => {
+            let _ = writeln!(
+                out,
+                "<p>raw bytes (not valid hex): <code>{}</code></p>",
+                escape(&text)
+            );
+        }
+    }
+}
+
+/// Writes `report.html` when the run finishes.
+#[derive(Debug)]
+pub struct HtmlReporter {
+    output: FileOutput,
+}
+
+impl HtmlReporter {
+    /// A reporter that will write to `path`.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self {
+            output: FileOutput::new(path.into()),
+        }
+    }
+}
+
+impl Reporter for HtmlReporter {
+    fn on_event(&mut self, event: &RunEvent) -> Result<(), ReportError> {
+        self.output.record.record(event);
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<(), ReportError> {
+        self.output.write_once(|record| Ok(render_html(record)))
+    }
+}

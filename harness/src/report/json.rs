@@ -1,0 +1,116 @@
+//! `results.json`: the machine-readable result of a run (format [`FORMAT_VERSION`]), with
+//! scenarios sorted by id so the file does not depend on completion order. It serializes what
+//! the events said and never adds judgement of its own.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use super::error::ReportError;
+use super::record::{FileOutput, RunRecord};
+use super::reporter::Reporter;
+use crate::runner::{Failure, Grade, RunEvent, Summary, Verdict, FORMAT_VERSION};
+
+/// File name of the JSON report inside the report directory.
+pub const JSON_FILE: &str = "results.json";
+
+#[derive(Serialize)]
+struct ResultsFile<'a> {
+    format_version: u32,
+    summary: Summary,
+    seed: Option<u64>,
+    target: Option<&'a str>,
+    command: Option<&'a str>,
+    kipcheck_version: Option<&'a str>,
+    duration_ms: Option<f64>,
+    simulated_ms: u64,
+    scenarios: Vec<ScenarioEntry<'a>>,
+}
+
+#[derive(Serialize)]
+struct ScenarioEntry<'a> {
+    id: &'a str,
+    title: &'a str,
+    kip: &'a str,
+    area: &'a str,
+    path: &'a str,
+    grade: Grade,
+    tags: &'a [String],
+    requirements: &'a [String],
+    verdict: Verdict,
+    unsupported_reason: Option<&'a str>,
+    duration_ms: f64,
+    simulated_ms: u64,
+    reproduce: &'a str,
+    diff: Option<&'a Failure>,
+}
+
+/// Renders `results.json` (pretty-printed, with a final newline). Run facts missing from the
+/// stream (no `Started`, no `Finished`) are `null`.
+pub fn render_json(record: &RunRecord) -> Result<String, serde_json::Error> {
+    let info = record.info();
+    let file = ResultsFile {
+        format_version: FORMAT_VERSION,
+        summary: record.summary(),
+        seed: info.map(|i| i.seed),
+        target: info.map(|i| i.target.as_str()),
+        command: info.map(|i| i.command.as_str()),
+        kipcheck_version: info.map(|i| i.kipcheck_version.as_str()),
+        duration_ms: record.duration_ms(),
+        simulated_ms: record.simulated_ms(),
+        scenarios: record
+            .results()
+            .map(|r| ScenarioEntry {
+                id: &r.id,
+                title: &r.title,
+                kip: &r.kip,
+                area: &r.area,
+                path: &r.path,
+                grade: r.grade,
+                tags: &r.tags,
+                requirements: &r.requirements,
+                verdict: r.verdict,
+                unsupported_reason: r.unsupported_reason.as_deref(),
+                duration_ms: r.duration_ms,
+                simulated_ms: r.simulated_ms,
+                reproduce: &r.reproduce,
+                diff: r.failure.as_ref(),
+            })
+            .collect(),
+    };
+    let mut text = serde_json::to_string_pretty(&file)?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// Writes `results.json` when the run finishes.
+#[derive(Debug)]
+pub struct JsonReporter {
+    output: FileOutput,
+}
+
+impl JsonReporter {
+    /// A reporter that will write to `path`.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self {
+            output: FileOutput::new(path.into()),
+        }
+    }
+}
+
+impl Reporter for JsonReporter {
+    fn on_event(&mut self, event: &RunEvent) -> Result<(), ReportError> {
+        self.output.record.record(event);
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<(), ReportError> {
+        let path = self.output.path.clone();
+        self.output.write_once(|record| {
+            render_json(record).map_err(|e| ReportError::Serialize {
+                path,
+                source: Box::new(e),
+            })
+        })
+    }
+}

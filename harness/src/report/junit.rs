@@ -1,0 +1,143 @@
+//! `junit.xml` (quick-junit): one test suite per KIP area, one test case per scenario
+//! (classname = area, name = id). Failure message = the first mismatch, the full diff in
+//! system-out; unsupported → skipped, errored → error, expected failure → success with a note,
+//! unexpected pass → failure ("stale baseline entry"). It maps verdicts; it never decides them.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+
+use super::error::ReportError;
+use super::record::{FileOutput, RunRecord};
+use super::reporter::Reporter;
+use super::text::{failure_block, location_line, BlockOptions, STALE_MESSAGE};
+use crate::runner::{RunEvent, ScenarioResult, Verdict};
+
+/// File name of the JUnit report inside the report directory.
+pub const JUNIT_FILE: &str = "junit.xml";
+
+const FULL: BlockOptions = BlockOptions {
+    color: false,
+    full: true,
+    max_hex_rows: usize::MAX,
+};
+
+fn millis(ms: f64) -> Duration {
+    if ms.is_finite() && ms > 0.0 {
+        Duration::from_secs_f64(ms / 1000.0)
+    } else {
+        Duration::ZERO
+    }
+}
+
+fn test_case(r: &ScenarioResult) -> TestCase {
+    let message = r.failure.as_ref().map(|f| f.message.as_str());
+    let location = r.failure.as_ref().map(location_line);
+    let (status, note) = match r.verdict {
+        Verdict::Passed => (TestCaseStatus::success(), None),
+        Verdict::ExpectedFailure => (
+            TestCaseStatus::success(),
+            Some(format!(
+                "expected failure (listed in the baseline): {}\n\n",
+                message.unwrap_or("no failure details")
+            )),
+        ),
+        Verdict::Unsupported => {
+            let mut s = TestCaseStatus::skipped();
+            s.set_message(format!(
+                "unsupported: {}",
+                r.unsupported_reason.as_deref().unwrap_or("no reason given")
+            ))
+            .set_type("unsupported");
+            (s, None)
+        }
+        Verdict::Failed | Verdict::Errored => {
+            let kind = if r.verdict == Verdict::Failed {
+                NonSuccessKind::Failure
+            } else {
+                NonSuccessKind::Error
+            };
+            let mut s = TestCaseStatus::non_success(kind);
+            s.set_message(message.unwrap_or("no failure details"))
+                .set_type(if r.verdict == Verdict::Failed {
+                    "mismatch"
+                } else {
+                    "errored"
+                });
+            if let Some(loc) = location {
+                s.set_description(format!("at {loc}\nreproduce: {}", r.reproduce));
+            }
+            (s, None)
+        }
+        Verdict::UnexpectedPass => {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_message(STALE_MESSAGE)
+                .set_type("stale-baseline")
+                .set_description(format!("reproduce: {}", r.reproduce));
+            (s, None)
+        }
+    };
+    let mut case = TestCase::new(r.id.as_str(), status);
+    case.set_classname(r.area.as_str())
+        .set_time(millis(r.duration_ms));
+    if r.verdict != Verdict::Passed && r.verdict != Verdict::Unsupported {
+        let mut out = note.unwrap_or_default();
+        out.push_str(&failure_block(r, FULL));
+        case.set_system_out(out);
+    }
+    case
+}
+
+/// Renders `junit.xml`: suites ordered by area name, cases by id.
+pub fn render_junit(record: &RunRecord) -> Result<String, quick_junit::SerializeError> {
+    let mut report = Report::new("kipcheck");
+    if let Some(ms) = record.duration_ms() {
+        report.set_time(millis(ms));
+    }
+    for (area, results) in record.by_area() {
+        let mut suite = TestSuite::new(area);
+        if let Some(info) = record.info() {
+            suite.add_properties([
+                Property::new("seed", info.seed.to_string()),
+                Property::new("target", info.target.as_str()),
+            ]);
+        }
+        suite.set_time(millis(results.iter().map(|r| r.duration_ms).sum()));
+        suite.add_test_cases(results.iter().map(|r| test_case(r)));
+        report.add_test_suite(suite);
+    }
+    report.to_string()
+}
+
+/// Writes `junit.xml` when the run finishes.
+#[derive(Debug)]
+pub struct JunitReporter {
+    output: FileOutput,
+}
+
+impl JunitReporter {
+    /// A reporter that will write to `path`.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self {
+            output: FileOutput::new(path.into()),
+        }
+    }
+}
+
+impl Reporter for JunitReporter {
+    fn on_event(&mut self, event: &RunEvent) -> Result<(), ReportError> {
+        self.output.record.record(event);
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<(), ReportError> {
+        let path = self.output.path.clone();
+        self.output.write_once(|record| {
+            render_junit(record).map_err(|e| ReportError::Serialize {
+                path,
+                source: Box::new(e),
+            })
+        })
+    }
+}

@@ -1,0 +1,131 @@
+//! Small shared wording: verdict names and duration formatting, so every format says the
+//! same thing the same way. No I/O and no layout here.
+
+use crate::runner::{Grade, Summary, Verdict};
+
+/// Every verdict, in report order.
+pub(crate) const VERDICTS: [Verdict; 6] = [
+    Verdict::Passed,
+    Verdict::Failed,
+    Verdict::Unsupported,
+    Verdict::ExpectedFailure,
+    Verdict::UnexpectedPass,
+    Verdict::Errored,
+];
+
+/// The snake_case key of a verdict, as in `results.json`.
+pub(crate) fn verdict_key(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Passed => "passed",
+        Verdict::Failed => "failed",
+        Verdict::Unsupported => "unsupported",
+        Verdict::ExpectedFailure => "expected_failure",
+        Verdict::UnexpectedPass => "unexpected_pass",
+        Verdict::Errored => "errored",
+    }
+}
+
+/// Human words for a verdict (singular).
+pub(crate) fn verdict_words(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Passed => "passed",
+        Verdict::Failed => "failed",
+        Verdict::Unsupported => "unsupported",
+        Verdict::ExpectedFailure => "expected failure",
+        Verdict::UnexpectedPass => "unexpected pass",
+        Verdict::Errored => "errored",
+    }
+}
+
+/// Short upper-case tag for status columns.
+pub(crate) fn verdict_tag(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Passed => "PASS",
+        Verdict::Failed => "FAIL",
+        Verdict::Unsupported => "SKIP",
+        Verdict::ExpectedFailure => "XFAIL",
+        Verdict::UnexpectedPass => "STALE",
+        Verdict::Errored => "ERROR",
+    }
+}
+
+/// `MUST` or `SHOULD`.
+pub(crate) fn grade_word(g: Grade) -> &'static str {
+    match g {
+        Grade::Must => "MUST",
+        Grade::Should => "SHOULD",
+    }
+}
+
+/// The count of one verdict in a summary.
+pub(crate) fn count_of(s: &Summary, v: Verdict) -> usize {
+    match v {
+        Verdict::Passed => s.passed,
+        Verdict::Failed => s.failed,
+        Verdict::Unsupported => s.unsupported,
+        Verdict::ExpectedFailure => s.expected_failures,
+        Verdict::UnexpectedPass => s.unexpected_passes,
+        Verdict::Errored => s.errored,
+    }
+}
+
+/// `1 passed, 2 failed, 0 unsupported, 1 expected failure, 0 unexpected passes, 0 errored`.
+pub(crate) fn counts_sentence(s: &Summary) -> String {
+    VERDICTS
+        .iter()
+        .map(|&v| {
+            let n = count_of(s, v);
+            let words = match (v, n) {
+                (Verdict::ExpectedFailure, n) if n != 1 => "expected failures",
+                (Verdict::UnexpectedPass, n) if n != 1 => "unexpected passes",
+                _ => verdict_words(v),
+            };
+            format!("{n} {words}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `PASSED` when the run is green for a CI gate, `FAILED` otherwise.
+pub(crate) fn outcome_word(s: &Summary) -> &'static str {
+    if s.is_green() {
+        "PASSED"
+    } else {
+        "FAILED"
+    }
+}
+
+/// `"1 scenario"` / `"3 scenarios"`.
+pub(crate) fn scenarios(n: usize) -> String {
+    if n == 1 {
+        "1 scenario".to_owned()
+    } else {
+        format!("{n} scenarios")
+    }
+}
+
+/// Wall-clock milliseconds: `0.42 ms`, `12.5 ms`, `1.25 s`.
+pub(crate) fn wall(ms: f64) -> String {
+    if !ms.is_finite() || ms < 0.0 {
+        "? ms".to_owned()
+    } else if ms < 10.0 {
+        format!("{ms:.2} ms")
+    } else if ms < 1000.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{:.2} s", ms / 1000.0)
+    }
+}
+
+/// Simulated milliseconds: `250 ms`, `3.5 s`, `12.0 min`, `2.5 h`.
+pub(crate) fn simulated(ms: u64) -> String {
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms < 60_000 {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    } else if ms < 3_600_000 {
+        format!("{:.1} min", ms as f64 / 60_000.0)
+    } else {
+        format!("{:.1} h", ms as f64 / 3_600_000.0)
+    }
+}

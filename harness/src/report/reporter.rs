@@ -1,0 +1,117 @@
+//! The [`Reporter`] trait every output format implements, the [`Reporters`] fan-out, and
+//! [`standard_reporters`], which wires the terminal and every file format for a report
+//! directory. Reporters see events only; nothing here touches runner state.
+
+use std::path::Path;
+
+use super::error::ReportError;
+use super::html::{HtmlReporter, HTML_FILE};
+use super::json::{JsonReporter, JSON_FILE};
+use super::junit::{JunitReporter, JUNIT_FILE};
+use super::markdown::{MarkdownReporter, MARKDOWN_FILE};
+use super::terminal::{TerminalOptions, TerminalReporter};
+use crate::runner::RunEvent;
+
+/// Something that turns the run's event stream into an output.
+pub trait Reporter {
+    /// Takes one event, in the order the runner emitted it.
+    fn on_event(&mut self, event: &RunEvent) -> Result<(), ReportError>;
+
+    /// Called once after the last event (normally `Finished`): write files, flush output.
+    /// Calling it again does nothing more.
+    fn finish(&mut self) -> Result<(), ReportError>;
+}
+
+/// Several reporters fed the same events, in the order they were added.
+#[derive(Default)]
+pub struct Reporters {
+    reporters: Vec<Box<dyn Reporter + Send>>,
+}
+
+impl Reporters {
+    /// No reporters yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a reporter.
+    pub fn push(&mut self, reporter: impl Reporter + Send + 'static) -> &mut Self {
+        self.reporters.push(Box::new(reporter));
+        self
+    }
+
+    /// How many reporters there are.
+    pub fn len(&self) -> usize {
+        self.reporters.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.reporters.is_empty()
+    }
+}
+
+impl std::fmt::Debug for Reporters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reporters")
+            .field("len", &self.reporters.len())
+            .finish()
+    }
+}
+
+impl Reporter for Reporters {
+    /// Delivers the event to every reporter, even after one fails; returns the first error.
+    fn on_event(&mut self, event: &RunEvent) -> Result<(), ReportError> {
+        let mut first = Ok(());
+        for r in &mut self.reporters {
+            if let Err(e) = r.on_event(event) {
+                if first.is_ok() {
+                    first = Err(e);
+                }
+            }
+        }
+        first
+    }
+
+    /// Finishes every reporter, even after one fails; returns the first error.
+    fn finish(&mut self) -> Result<(), ReportError> {
+        let mut first = Ok(());
+        for r in &mut self.reporters {
+            if let Err(e) = r.finish() {
+                if first.is_ok() {
+                    first = Err(e);
+                }
+            }
+        }
+        first
+    }
+}
+
+/// Creates `report_dir` (and its parents) and wires the terminal reporter (on stdout, with
+/// `terminal`) and every file reporter of [`file_reporters`].
+pub fn standard_reporters(
+    report_dir: &Path,
+    terminal: TerminalOptions,
+) -> Result<Reporters, ReportError> {
+    let files = file_reporters(report_dir)?;
+    let mut reporters = Reporters::new();
+    reporters.push(TerminalReporter::new(std::io::stdout(), terminal));
+    reporters.reporters.extend(files.reporters);
+    Ok(reporters)
+}
+
+/// Creates `report_dir` (and its parents) and wires the file reporters: `results.json`,
+/// `junit.xml`, `report.html` and `summary.md` in it.
+pub fn file_reporters(report_dir: &Path) -> Result<Reporters, ReportError> {
+    std::fs::create_dir_all(report_dir).map_err(|source| ReportError::CreateDir {
+        path: report_dir.to_path_buf(),
+        source,
+    })?;
+    let mut reporters = Reporters::new();
+    reporters
+        .push(JsonReporter::new(report_dir.join(JSON_FILE)))
+        .push(JunitReporter::new(report_dir.join(JUNIT_FILE)))
+        .push(HtmlReporter::new(report_dir.join(HTML_FILE)))
+        .push(MarkdownReporter::new(report_dir.join(MARKDOWN_FILE)));
+    Ok(reporters)
+}

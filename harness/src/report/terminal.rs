@@ -1,0 +1,228 @@
+//! The terminal reporter: a progress bar on a TTY, one line per finding as it happens (every
+//! scenario with `verbose`), then each finding's first diff, its failing step and its
+//! reproduction command, and a concise summary. Colour only when asked (see
+//! [`TerminalOptions::detect`]). It writes to any `std::io::Write` and never to files.
+
+use std::io::{IsTerminal, Write};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use super::error::ReportError;
+use super::labels::{counts_sentence, outcome_word, scenarios, simulated, verdict_tag, wall};
+use super::record::{is_finding, RunRecord};
+use super::reporter::Reporter;
+use super::text::{failure_block, BlockOptions, Paint};
+use crate::runner::{RunEvent, ScenarioResult, Verdict};
+
+/// How the terminal reporter presents itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TerminalOptions {
+    /// Emit ANSI colours.
+    pub color: bool,
+    /// Draw an indicatif progress bar (on stdout).
+    pub progress: bool,
+    /// One line per scenario, and full details (every mismatch, the step YAML) per finding.
+    pub verbose: bool,
+}
+
+impl TerminalOptions {
+    /// Options for the current process: colour only when stdout is a TTY and `NO_COLOR` is
+    /// unset or empty; a progress bar only when stdout is a TTY; not verbose.
+    pub fn detect() -> Self {
+        let no_color = std::env::var_os("NO_COLOR");
+        let no_color = no_color.as_ref().map(|v| v.to_string_lossy());
+        Self::from_environment(std::io::stdout().is_terminal(), no_color.as_deref())
+    }
+
+    /// The pure decision behind [`detect`](Self::detect): `is_tty` is whether stdout is a
+    /// terminal, `no_color` the value of `NO_COLOR` if set (any non-empty value disables
+    /// colour, per <https://no-color.org>).
+    pub fn from_environment(is_tty: bool, no_color: Option<&str>) -> Self {
+        let no_color = no_color.is_some_and(|v| !v.is_empty());
+        Self {
+            color: is_tty && !no_color,
+            progress: is_tty,
+            verbose: false,
+        }
+    }
+}
+
+/// Rows of a hex dump shown per finding on the terminal.
+const TERMINAL_HEX_ROWS: usize = 8;
+
+/// Writes the run's progress and summary to `W` (stdout in the binary, a buffer in tests).
+pub struct TerminalReporter<W: Write> {
+    out: W,
+    options: TerminalOptions,
+    record: RunRecord,
+    bar: Option<ProgressBar>,
+    finished: bool,
+}
+
+impl<W: Write> TerminalReporter<W> {
+    /// A reporter writing to `out`.
+    pub fn new(out: W, options: TerminalOptions) -> Self {
+        Self {
+            out,
+            options,
+            record: RunRecord::new(),
+            bar: None,
+            finished: false,
+        }
+    }
+
+    /// Gives the writer back (e.g. to inspect a captured buffer).
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    fn paint(&self) -> Paint {
+        Paint {
+            color: self.options.color,
+        }
+    }
+
+    /// Writes `text` without tearing the progress bar.
+    fn emit(&mut self, text: &str) -> Result<(), ReportError> {
+        let out = &mut self.out;
+        let mut write = || out.write_all(text.as_bytes());
+        let res = match &self.bar {
+            Some(bar) => bar.suspend(write),
+            None => write(),
+        };
+        res.map_err(|source| ReportError::Terminal { source })
+    }
+
+    fn status_line(&self, r: &ScenarioResult) -> String {
+        let p = self.paint();
+        let tag = format!("{:>5}", verdict_tag(r.verdict));
+        let tag = match r.verdict {
+            Verdict::Passed => p.green(&tag),
+            Verdict::Failed | Verdict::Errored => p.red(&p.bold(&tag)),
+            Verdict::Unsupported | Verdict::ExpectedFailure => p.yellow(&tag),
+            Verdict::UnexpectedPass => p.magenta(&p.bold(&tag)),
+        };
+        let mut line = format!("{tag} [{:>9}] {}", wall(r.duration_ms), r.id);
+        if let Some(reason) = &r.unsupported_reason {
+            line.push_str(&p.dim(&format!(" ({reason})")));
+        }
+        line.push('\n');
+        line
+    }
+
+    /// The summary lines printed last.
+    fn summary_text(&self) -> String {
+        let p = self.paint();
+        let s = self.record.summary();
+        let timing = match self.record.duration_ms() {
+            Some(ms) => format!(
+                "in {}, {} simulated",
+                wall(ms),
+                simulated(self.record.simulated_ms())
+            ),
+            None => "(run did not finish)".to_owned(),
+        };
+        let outcome = outcome_word(&s);
+        let outcome = if s.is_green() {
+            p.bold(&p.green(outcome))
+        } else {
+            p.bold(&p.red(outcome))
+        };
+        let mut text = format!(
+            "Summary: {} {timing}: {}\n",
+            scenarios(s.total),
+            counts_sentence(&s)
+        );
+        match self.record.info() {
+            Some(info) => text.push_str(&format!(
+                "{outcome} (seed {}, target {})\n",
+                info.seed, info.target
+            )),
+            None => text.push_str(&format!("{outcome}\n")),
+        }
+        text
+    }
+}
+
+impl<W: Write> Reporter for TerminalReporter<W> {
+    fn on_event(&mut self, event: &RunEvent) -> Result<(), ReportError> {
+        self.record.record(event);
+        match event {
+            RunEvent::Started(info) => {
+                let line = format!(
+                    "kipcheck {}: running {} against {} (seed {})\n",
+                    info.kipcheck_version,
+                    scenarios(info.selected),
+                    info.target,
+                    info.seed
+                );
+                self.emit(&line)?;
+                if self.options.progress {
+                    let bar = ProgressBar::with_draw_target(
+                        Some(info.selected as u64),
+                        ProgressDrawTarget::stdout(),
+                    );
+                    if let Ok(style) = ProgressStyle::with_template(
+                        "{spinner} [{elapsed}] {bar:30} {pos}/{len} {wide_msg}",
+                    ) {
+                        bar.set_style(style);
+                    }
+                    self.bar = Some(bar);
+                }
+            }
+            RunEvent::ScenarioStarted { id } => {
+                if let Some(bar) = &self.bar {
+                    bar.set_message(id.clone());
+                }
+            }
+            RunEvent::ScenarioFinished(r) => {
+                if self.options.verbose || is_finding(r.verdict) {
+                    let line = self.status_line(r);
+                    self.emit(&line)?;
+                }
+                if let Some(bar) = &self.bar {
+                    bar.inc(1);
+                }
+            }
+            RunEvent::Finished { .. } => {}
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<(), ReportError> {
+        if self.finished {
+            return Ok(());
+        }
+        self.finished = true;
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+        let opts = BlockOptions {
+            color: self.options.color,
+            full: self.options.verbose,
+            max_hex_rows: TERMINAL_HEX_ROWS,
+        };
+        let verbose = self.options.verbose;
+        let blocks: Vec<String> = self
+            .record
+            .results()
+            .filter(|r| is_finding(r.verdict) || (verbose && r.verdict == Verdict::ExpectedFailure))
+            .map(|r| failure_block(r, opts))
+            .collect();
+        let mut text = String::new();
+        if !blocks.is_empty() {
+            let n = self.record.findings().count();
+            text.push_str(&format!(
+                "\n{}\n\n",
+                self.paint().bold(&format!("Findings ({n}):"))
+            ));
+            text.push_str(&blocks.join("\n"));
+        }
+        text.push('\n');
+        text.push_str(&self.summary_text());
+        self.emit(&text)?;
+        self.out
+            .flush()
+            .map_err(|source| ReportError::Terminal { source })
+    }
+}

@@ -1,0 +1,252 @@
+//! Plain-text (optionally ANSI-coloured) rendering of one scenario's failure: header,
+//! failing step, first mismatch, the insta-style diff table (legend, two line-number gutters,
+//! context hunks, emphasized tokens, visible invisibles), hex dump and reproduction command.
+//! Shared by the terminal and by `junit.xml`'s system-out; it writes nothing itself.
+
+use std::fmt::Write as _;
+
+use super::diff::{diff_lines, LineDiff, LineTag, Segment};
+use super::hex::{hex_dump, HexDump};
+use super::labels::{grade_word, verdict_tag};
+use crate::runner::{Failure, Mismatch, ScenarioResult, Verdict};
+
+/// How much to show and whether to colour it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlockOptions {
+    /// Emit ANSI colour codes.
+    pub color: bool,
+    /// Include the step YAML and every mismatch (otherwise only the first mismatch).
+    pub full: bool,
+    /// At most this many hex rows (the rest is summarised).
+    pub max_hex_rows: usize,
+}
+
+/// ANSI styling that degrades to plain text.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Paint {
+    pub color: bool,
+}
+
+impl Paint {
+    fn wrap(self, code: &str, s: &str) -> String {
+        if self.color && !s.is_empty() {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_owned()
+        }
+    }
+    pub fn red(self, s: &str) -> String {
+        self.wrap("31", s)
+    }
+    pub fn green(self, s: &str) -> String {
+        self.wrap("32", s)
+    }
+    pub fn yellow(self, s: &str) -> String {
+        self.wrap("33", s)
+    }
+    pub fn magenta(self, s: &str) -> String {
+        self.wrap("35", s)
+    }
+    pub fn dim(self, s: &str) -> String {
+        self.wrap("2", s)
+    }
+    pub fn bold(self, s: &str) -> String {
+        self.wrap("1", s)
+    }
+    /// Colours a verdict tag.
+    pub fn verdict(self, v: Verdict) -> String {
+        let tag = verdict_tag(v);
+        match v {
+            Verdict::Passed => self.green(tag),
+            Verdict::Failed | Verdict::Errored => self.wrap("1;31", tag),
+            Verdict::Unsupported | Verdict::ExpectedFailure => self.yellow(tag),
+            Verdict::UnexpectedPass => self.wrap("1;35", tag),
+        }
+    }
+    /// A diff line's segments: changed tokens underlined and bold inside the line colour.
+    fn segments(self, tag: LineTag, segments: &[Segment], show_invisibles: bool) -> String {
+        let line_code = match tag {
+            LineTag::Equal => "2",
+            LineTag::Delete => "31",
+            LineTag::Insert => "32",
+        };
+        let mut out = String::new();
+        for seg in segments {
+            let text = super::diff::visible(&seg.text, show_invisibles);
+            if seg.emphasized && tag != LineTag::Equal {
+                out.push_str(&self.wrap(&format!("{line_code};1;4"), &text));
+            } else {
+                out.push_str(&self.wrap(line_code, &text));
+            }
+        }
+        out
+    }
+}
+
+/// `path: expected X, actual Y`.
+pub(crate) fn mismatch_line(m: &Mismatch) -> String {
+    format!("{}: expected {}, actual {}", m.path, m.expected, m.actual)
+}
+
+/// Where the failure happened: `file:line:col (step index N)` or `(setup)`.
+pub(crate) fn location_line(f: &Failure) -> String {
+    match f.step {
+        Some(i) => format!("{} (step index {i})", f.location),
+        None => format!("{} (setup)", f.location),
+    }
+}
+
+/// The line diff of a failure's expected and actual renderings, if it has either.
+pub(crate) fn failure_diff(f: &Failure) -> Option<LineDiff> {
+    if f.expected.is_none() && f.actual.is_none() {
+        return None;
+    }
+    Some(diff_lines(
+        f.expected.as_deref().unwrap_or(""),
+        f.actual.as_deref().unwrap_or(""),
+    ))
+}
+
+/// The message shown for a stale baseline entry.
+pub(crate) const STALE_MESSAGE: &str =
+    "stale baseline entry: the baseline expects this scenario to fail, but it passed";
+
+/// Renders the block for one scenario that needs explaining. Every line ends with `\n`.
+pub(crate) fn failure_block(r: &ScenarioResult, opts: BlockOptions) -> String {
+    let p = Paint { color: opts.color };
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} {} {}",
+        p.verdict(r.verdict),
+        p.bold(&r.id),
+        p.dim(&format!(
+            "({} · {} · {})",
+            r.kip,
+            r.area,
+            grade_word(r.grade)
+        ))
+    );
+    let _ = writeln!(out, "  {}", r.title);
+    if r.verdict == Verdict::UnexpectedPass {
+        let _ = writeln!(out, "  {}", p.magenta(STALE_MESSAGE));
+    }
+    if let Some(reason) = &r.unsupported_reason {
+        let _ = writeln!(out, "  unsupported: {reason}");
+    }
+    if let Some(f) = &r.failure {
+        let _ = writeln!(out, "  at {}", location_line(f));
+        let _ = writeln!(out, "  first mismatch: {}", p.bold(&f.message));
+        if opts.full && !f.mismatches.is_empty() {
+            let _ = writeln!(out, "  mismatches ({}):", f.mismatches.len());
+            for m in &f.mismatches {
+                let _ = writeln!(out, "    - {}", mismatch_line(m));
+            }
+        }
+        if opts.full && !f.step_yaml.trim().is_empty() {
+            let _ = writeln!(out, "  step:");
+            for line in f.step_yaml.trim_end().lines() {
+                let _ = writeln!(out, "    {} {line}", p.dim("│"));
+            }
+        }
+        if let Some(diff) = failure_diff(f) {
+            out.push_str(&diff_table(&diff, p));
+        }
+        if let Some(hex) = &f.raw_hex {
+            out.push_str(&hex_block(hex, opts.max_hex_rows));
+        }
+    }
+    let _ = writeln!(out, "  reproduce: {}", p.bold(&r.reproduce));
+    out
+}
+
+/// The insta-style table: legend, two right-aligned gutters, `│`, dotted hunk separators.
+pub(crate) fn diff_table(diff: &LineDiff, p: Paint) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "  {} {}", p.red("-expected"), p.green("+actual"));
+    if diff.is_identical() {
+        let _ = writeln!(
+            out,
+            "  {}",
+            p.dim("no differences in the rendered values; see the mismatch above")
+        );
+        return out;
+    }
+    let w = diff.max_line_number().to_string().len().max(3);
+    for (i, hunk) in diff.hunks.iter().enumerate() {
+        if i > 0 {
+            let _ = writeln!(
+                out,
+                "  {}",
+                p.dim(&format!("{}┼{}", "┈".repeat(2 * w + 2), "┈".repeat(8)))
+            );
+        }
+        for line in hunk {
+            let old = line.old_line.map(|n| n.to_string()).unwrap_or_default();
+            let new = line.new_line.map(|n| n.to_string()).unwrap_or_default();
+            let sign = match line.tag {
+                LineTag::Equal => p.dim(" "),
+                LineTag::Delete => p.red("-"),
+                LineTag::Insert => p.green("+"),
+            };
+            let _ = writeln!(
+                out,
+                "  {} {} │{}{}",
+                p.dim(&format!("{old:>w$}")),
+                p.dim(&format!("{new:>w$}")),
+                sign,
+                p.segments(line.tag, &line.segments, diff.show_invisibles)
+            );
+        }
+    }
+    out
+}
+
+/// A plain unified rendering (`@@ -a,b +c,d @@`, then ` `/`-`/`+` lines) for Markdown.
+pub(crate) fn unified(diff: &LineDiff) -> String {
+    let mut out = String::from("--- expected\n+++ actual\n");
+    for hunk in &diff.hunks {
+        let old: Vec<usize> = hunk.iter().filter_map(|l| l.old_line).collect();
+        let new: Vec<usize> = hunk.iter().filter_map(|l| l.new_line).collect();
+        let range = |v: &[usize]| match (v.first(), v.len()) {
+            (Some(first), n) => format!("{first},{n}"),
+            (None, _) => "0,0".to_owned(),
+        };
+        let _ = writeln!(out, "@@ -{} +{} @@", range(&old), range(&new));
+        for line in hunk {
+            let sign = match line.tag {
+                LineTag::Equal => ' ',
+                LineTag::Delete => '-',
+                LineTag::Insert => '+',
+            };
+            let text = line.text();
+            let _ = writeln!(
+                out,
+                "{sign}{}",
+                super::diff::visible(&text, diff.show_invisibles)
+            );
+        }
+    }
+    out
+}
+
+/// `raw bytes (N):` and the dump rows, at most `max_rows`.
+pub(crate) fn hex_block(hex: &str, max_rows: usize) -> String {
+    let mut out = String::new();
+    match hex_dump(hex) {
+        HexDump::Rows { rows, len } => {
+            let _ = writeln!(out, "  raw bytes ({len}):");
+            for row in rows.iter().take(max_rows) {
+                let _ = writeln!(out, "    {}", row.line());
+            }
+            if rows.len() > max_rows {
+                let shown = max_rows * super::hex::BYTES_PER_ROW;
+                let _ = writeln!(out, "    … {} more bytes", len - shown);
+            }
+        }
+        HexDump::Invalid(text) => {
+            let _ = writeln!(out, "  raw bytes (not valid hex): {text}");
+        }
+    }
+    out
+}

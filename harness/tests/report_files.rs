@@ -1,0 +1,393 @@
+//! The report files: `results.json`, `junit.xml`, `summary.md` and `report.html`, exact
+//! where exactness matters, and the fan-out that writes them.
+
+mod report_support;
+
+use kipcheck::report::{
+    file_reporters, render_html, render_json, render_junit, render_markdown, standard_reporters,
+    JsonReporter, ReportError, Reporter, Reporters, RunRecord, TerminalOptions, HTML_FILE,
+    JSON_FILE, JUNIT_FILE, MARKDOWN_FILE,
+};
+use kipcheck::runner::RunEvent;
+use quick_junit::{NonSuccessKind, TestCaseStatus};
+use report_support::{
+    assert_snapshot, events, fresh_dir, ACTUAL_YAML, EXPECTED_YAML, FAILED_ID, RAW_HEX,
+};
+use serde_json::json;
+
+fn record() -> RunRecord {
+    RunRecord::from_events(&events())
+}
+
+fn scenario(
+    id: &str,
+    area: &str,
+    kip: &str,
+    verdict: &str,
+    extra: serde_json::Value,
+) -> serde_json::Value {
+    let mut v = json!({
+        "id": id,
+        "title": format!("Title of {id}"),
+        "kip": kip,
+        "area": area,
+        "path": format!("scenarios/{area}/{id}.yaml"),
+        "grade": "MUST",
+        "tags": [],
+        "requirements": [],
+        "verdict": verdict,
+        "unsupported_reason": null,
+        "duration_ms": 1.5,
+        "simulated_ms": 1000,
+        "reproduce": format!("kipcheck run --target reference --seed 42 --id {id}"),
+        "diff": null,
+    });
+    for (k, val) in extra.as_object().expect("object") {
+        v[k] = val.clone();
+    }
+    v
+}
+
+#[test]
+fn results_json_has_the_exact_content_sorted_by_id() {
+    let text = render_json(&record()).expect("json");
+    assert!(text.ends_with("}\n"));
+    let actual: serde_json::Value = serde_json::from_str(&text).expect("parses");
+    let expected = json!({
+        "format_version": 1,
+        "summary": {
+            "passed": 1, "failed": 1, "unsupported": 1, "expected_failures": 1,
+            "unexpected_passes": 1, "errored": 1, "total": 6
+        },
+        "seed": 42,
+        "target": "reference",
+        "command": "kipcheck run --target reference --seed 42",
+        "kipcheck_version": "0.1.0",
+        "duration_ms": 12.5,
+        "simulated_ms": 126500,
+        "scenarios": [
+            scenario("audit-upgrade-static", "kip1294-validation", "KIP-1294", "unexpected_pass", json!({})),
+            scenario("floor-below-lowest", "kip1294-validation", "KIP-1294", "expected_failure", json!({
+                "diff": {
+                    "step": 0,
+                    "location": "scenarios/kip1294-validation/floor-below-lowest.yaml:9:3",
+                    "step_yaml": "expect:\n  error_code: INVALID_CONFIG\n",
+                    "message": "error_code: expected INVALID_CONFIG, actual NONE",
+                    "expected": "error_code: INVALID_CONFIG\n",
+                    "actual": "error_code: NONE\n",
+                    "mismatches": [
+                        {"path": "error_code", "expected": "INVALID_CONFIG", "actual": "NONE"}
+                    ],
+                    "raw_hex": null
+                }
+            })),
+            scenario("push-once-per-instance", "kip1324-client", "KIP-1324", "passed", json!({
+                "tags": ["reconnect"],
+                "requirements": ["KIP-1324-TP-07"],
+                "duration_ms": 1.25,
+                "simulated_ms": 120000
+            })),
+            scenario("registration-rejected", "kip1294-validation", "KIP-1294", "errored", json!({
+                "diff": {
+                    "step": null,
+                    "location": "scenarios/kip1294-validation/registration-rejected.yaml:1:1",
+                    "step_yaml": "",
+                    "message": "target crashed: connection reset by peer",
+                    "expected": null,
+                    "actual": null,
+                    "mismatches": [],
+                    "raw_hex": null
+                }
+            })),
+            scenario(FAILED_ID, "kip1324-client", "KIP-1324", "failed", json!({
+                "title": "Rejects <script>alert('x')</script> & oversize pushes",
+                "tags": ["size", "boundary"],
+                "requirements": ["KIP-1324-TP-03", "KIP-1324-MUST-12"],
+                "duration_ms": 2.5,
+                "simulated_ms": 3500,
+                "diff": {
+                    "step": 2,
+                    "location": "scenarios/kip1324-client/size-max-plus-one.yaml:14:5",
+                    "step_yaml": "expect:\n  message: PushConfigsRequest\n  version: 0\n",
+                    "message": "body.Configs[3].ConfigValue: expected \"500\", actual \"5000\"",
+                    "expected": EXPECTED_YAML,
+                    "actual": ACTUAL_YAML,
+                    "mismatches": [
+                        {"path": "version", "expected": "0", "actual": "1"},
+                        {"path": "body.Configs[3].ConfigValue", "expected": "\"500\"", "actual": "\"5000\""}
+                    ],
+                    "raw_hex": RAW_HEX
+                }
+            })),
+            scenario("streams-single-handshake", "kip1324-client", "KIP-1324", "unsupported", json!({
+                "grade": "SHOULD",
+                "unsupported_reason": "target lacks capability: client type streams",
+                "duration_ms": 0.25,
+                "simulated_ms": 0
+            })),
+        ]
+    });
+    assert_eq!(actual, expected);
+    // Top-level keys come in the documented order.
+    let keys: Vec<&str> = actual
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut in_text: Vec<(usize, &str)> = keys
+        .iter()
+        .map(|k| (text.find(&format!("\n  \"{k}\"")).expect("key"), *k))
+        .collect();
+    in_text.sort();
+    let ordered: Vec<&str> = in_text.into_iter().map(|(_, k)| k).collect();
+    assert_eq!(
+        ordered,
+        [
+            "format_version",
+            "summary",
+            "seed",
+            "target",
+            "command",
+            "kipcheck_version",
+            "duration_ms",
+            "simulated_ms",
+            "scenarios"
+        ]
+    );
+}
+
+#[test]
+fn outputs_do_not_depend_on_completion_order() {
+    let forward = record();
+    let mut reversed_events = events();
+    let last = reversed_events.len() - 1;
+    reversed_events[1..last].reverse();
+    let reversed = RunRecord::from_events(&reversed_events);
+    assert_eq!(
+        render_json(&forward).unwrap(),
+        render_json(&reversed).unwrap()
+    );
+    assert_eq!(
+        render_junit(&forward).unwrap(),
+        render_junit(&reversed).unwrap()
+    );
+    assert_eq!(render_markdown(&forward), render_markdown(&reversed));
+    assert_eq!(render_html(&forward), render_html(&reversed));
+}
+
+#[test]
+fn unfinished_run_counts_what_it_saw_and_leaves_run_facts_null() {
+    let evs = events();
+    let partial = RunRecord::from_events(
+        evs.iter()
+            .filter(|e| matches!(e, RunEvent::ScenarioFinished(r) if r.id == FAILED_ID)),
+    );
+    let v: serde_json::Value = serde_json::from_str(&render_json(&partial).unwrap()).unwrap();
+    assert_eq!(v["summary"]["failed"], 1);
+    assert_eq!(v["summary"]["total"], 1);
+    assert_eq!(v["seed"], serde_json::Value::Null);
+    assert_eq!(v["duration_ms"], serde_json::Value::Null);
+    assert_eq!(v["simulated_ms"], 3500);
+}
+
+#[test]
+fn junit_has_one_suite_per_area_and_maps_every_verdict() {
+    let xml = render_junit(&record()).expect("junit");
+    assert_snapshot("junit.xml", &xml);
+    let report = quick_junit::Report::deserialize_from_str(&xml).expect("parses back");
+    assert_eq!(report.tests, 6);
+    assert_eq!(report.failures, 2);
+    assert_eq!(report.errors, 1);
+    let names: Vec<&str> = report.test_suites.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["kip1294-validation", "kip1324-client"]);
+    let case = |id: &str| {
+        report
+            .test_suites
+            .iter()
+            .flat_map(|s| &s.test_cases)
+            .find(|c| c.name.as_str() == id)
+            .unwrap_or_else(|| panic!("no case {id}"))
+    };
+    for s in &report.test_suites {
+        for c in &s.test_cases {
+            assert_eq!(
+                c.classname.as_ref().map(|n| n.as_str()),
+                Some(s.name.as_str())
+            );
+        }
+    }
+
+    let failed = case(FAILED_ID);
+    match &failed.status {
+        TestCaseStatus::NonSuccess { kind, message, .. } => {
+            assert_eq!(*kind, NonSuccessKind::Failure);
+            assert_eq!(
+                message.as_ref().unwrap().as_str(),
+                "body.Configs[3].ConfigValue: expected \"500\", actual \"5000\""
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let out = failed.system_out.as_ref().unwrap().as_str();
+    assert!(out.contains("   13     │-      ConfigValue: \"500\""));
+    assert!(out.contains(
+        "    00000000  00 00 00 17 00 00 00 0d  00 05 6b 69 70 63 68 65  |..........kipche|"
+    ));
+
+    assert!(matches!(
+        &case("streams-single-handshake").status,
+        TestCaseStatus::Skipped { message: Some(m), .. }
+            if m.as_str() == "unsupported: target lacks capability: client type streams"
+    ));
+    assert!(matches!(
+        &case("registration-rejected").status,
+        TestCaseStatus::NonSuccess { kind: NonSuccessKind::Error, message: Some(m), .. }
+            if m.as_str() == "target crashed: connection reset by peer"
+    ));
+    let xfail = case("floor-below-lowest");
+    assert!(matches!(xfail.status, TestCaseStatus::Success { .. }));
+    assert!(xfail
+        .system_out
+        .as_ref()
+        .unwrap()
+        .as_str()
+        .starts_with("expected failure (listed in the baseline): error_code: expected INVALID_CONFIG, actual NONE\n"));
+    assert!(matches!(
+        &case("audit-upgrade-static").status,
+        TestCaseStatus::NonSuccess { kind: NonSuccessKind::Failure, message: Some(m), .. }
+            if m.as_str().starts_with("stale baseline entry")
+    ));
+    assert!(matches!(
+        case("push-once-per-instance").status,
+        TestCaseStatus::Success { .. }
+    ));
+}
+
+#[test]
+fn summary_md_is_exact() {
+    assert_snapshot("summary.md", &render_markdown(&record()));
+}
+
+#[test]
+fn html_is_self_contained_escaped_and_filterable() {
+    let html = render_html(&record());
+    // Self-contained.
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(!html.contains("<script src"));
+    assert!(!html.contains("<link"));
+    assert!(!html.contains("http://") && !html.contains("https://"));
+    assert!(html.contains("<style>") && html.contains("<script>"));
+    assert_eq!(
+        html.matches("<script>").count(),
+        1,
+        "only the inline filter script"
+    );
+    // The injected title is escaped everywhere.
+    assert!(!html.contains("<script>alert"));
+    assert!(html
+        .contains("Rejects &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; oversize pushes"));
+    // Filters: verdict checkboxes, KIP select, text search.
+    for key in [
+        "passed",
+        "failed",
+        "unsupported",
+        "expected_failure",
+        "unexpected_pass",
+        "errored",
+    ] {
+        assert!(html.contains(&format!(
+            "<input type=\"checkbox\" data-verdict=\"{key}\" checked>"
+        )));
+        assert!(html.contains(&format!("data-verdict=\"{key}\" data-kip=")));
+    }
+    assert!(html.contains(
+        "<option value=\"KIP-1294\">KIP-1294</option><option value=\"KIP-1324\">KIP-1324</option>"
+    ));
+    assert!(html.contains("<input type=\"search\" id=\"text-filter\""));
+    // Summary by KIP.
+    assert!(html.contains("<tr><th><a href=\"#scenarios\" class=\"kip-link\" data-kip=\"KIP-1324\">KIP-1324</a></th><td class=\"n v-passed\">1</td><td class=\"n v-failed\">1</td><td class=\"n v-unsupported\">1</td>"));
+    // Side-by-side diff with changed tokens marked and values escaped.
+    assert!(html.contains(
+        "<tr><td class=\"ln\">13</td><td class=\"del\">      ConfigValue: <mark>&quot;500&quot;</mark></td>\
+         <td class=\"ln\">13</td><td class=\"ins\">      ConfigValue: <mark>&quot;5000&quot;</mark></td></tr>"
+    ), "{html}");
+    assert!(html.contains(
+        "<tr><td class=\"ln\">11</td><td class=\"eq\">      ConfigValue: &quot;5&quot;</td><td class=\"ln\">11</td><td class=\"eq\">      ConfigValue: &quot;5&quot;</td></tr>"
+    ));
+    assert!(
+        html.contains("<tr class=\"hunk\">"),
+        "two hunks, one separator"
+    );
+    // Hex dump rows.
+    assert!(html.contains("<tr><td class=\"off\">00000000</td><td class=\"hx\">00 00 00 17 00 00 00 0d  00 05 6b 69 70 63 68 65</td><td class=\"asc\">..........kipche</td></tr>"));
+    let padding = " ".repeat(48 - "63 6b 3c 3e 26".len());
+    assert!(html.contains(&format!("<tr><td class=\"off\">00000010</td><td class=\"hx\">63 6b 3c 3e 26{padding}</td><td class=\"asc\">ck&lt;&gt;&amp;</td></tr>")));
+    // The failing step with file:line and the reproduction command.
+    assert!(html.contains("failing step: <code>scenarios/kip1324-client/size-max-plus-one.yaml:14:5 (step index 2)</code>"));
+    assert!(html.contains(
+        "<pre class=\"step\">expect:\n  message: PushConfigsRequest\n  version: 0</pre>"
+    ));
+    assert!(html.contains(
+        "reproduce: <code>kipcheck run --target reference --seed 42 --id size-max-plus-one</code>"
+    ));
+}
+
+#[test]
+fn file_reporters_write_every_file_into_a_new_directory() {
+    let dir = fresh_dir("report_standard").join("nested/latest");
+    // The standard set is the terminal plus the file reporters; feed only the files here so
+    // the test does not print to stdout.
+    let standard = standard_reporters(&dir, TerminalOptions::default()).expect("create");
+    assert_eq!(standard.len(), 5);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let mut reporters = file_reporters(&dir).expect("create");
+    assert_eq!(reporters.len(), 4);
+    for event in events() {
+        reporters.on_event(&event).expect("event");
+    }
+    reporters.finish().expect("finish");
+    reporters.finish().expect("finishing twice is harmless");
+    let rec = record();
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect(f);
+    assert_eq!(read(JSON_FILE), render_json(&rec).unwrap());
+    assert_eq!(read(JUNIT_FILE), render_junit(&rec).unwrap());
+    assert_eq!(read(MARKDOWN_FILE), render_markdown(&rec));
+    assert_eq!(read(HTML_FILE), render_html(&rec));
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn write_errors_name_the_file_and_do_not_stop_other_reporters() {
+    let dir = fresh_dir("report_errors");
+    std::fs::create_dir_all(&dir).unwrap();
+    let missing = dir.join("no-such-dir").join(JSON_FILE);
+    let good = dir.join(JSON_FILE);
+    let mut reporters = Reporters::new();
+    reporters
+        .push(JsonReporter::new(&missing))
+        .push(JsonReporter::new(&good));
+    for event in events() {
+        reporters.on_event(&event).unwrap();
+    }
+    let err = reporters.finish().expect_err("first reporter cannot write");
+    assert!(matches!(&err, ReportError::Write { path, .. } if path == &missing));
+    assert!(err.to_string().contains("no-such-dir"), "{err}");
+    assert!(good.exists(), "the second reporter still wrote its file");
+}
+
+#[test]
+fn creating_the_report_directory_fails_with_its_path() {
+    let dir = fresh_dir("report_blocked");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let err = standard_reporters(&file.join("sub"), TerminalOptions::default()).unwrap_err();
+    assert!(matches!(err, ReportError::CreateDir { .. }));
+    assert!(err.to_string().contains("a-file"), "{err}");
+}
