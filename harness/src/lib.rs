@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod adapter;
 pub mod codec;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -15,3 +16,4 @@ pub mod ledger;
 pub mod model;
 pub mod report;
 pub mod runner;
+pub mod scenario;

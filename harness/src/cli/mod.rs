@@ -2,6 +2,8 @@
 
 mod codec_cmds;
 mod input;
+mod ledger_cmd;
+mod run_cmd;
 
 use std::process::ExitCode;
 
@@ -11,8 +13,12 @@ pub use codec_cmds::{DecodeArgs, EncodeArgs};
 
 /// Exit code: a finding (for `decode`, bytes that do not decode).
 pub const EXIT_FINDING: u8 = 1;
-/// Exit code: bad usage or unreadable input.
+/// Exit code: bad usage, unreadable input, or a scenario file error.
 pub const EXIT_USAGE: u8 = 2;
+/// Exit code: the target failed to start, crashed or hung.
+pub const EXIT_TARGET: u8 = 3;
+/// Exit code: no scenario selected.
+pub const EXIT_NO_SCENARIOS: u8 = 4;
 
 /// kipcheck: conformance and fuzzing for Kafka KIP-1324, KIP-1326 and KIP-1294/KIP-1256.
 #[derive(Debug, Parser)]
@@ -29,6 +35,14 @@ enum Command {
     Decode(DecodeArgs),
     /// Encode a message body written in YAML (Kafka's field names) and print it as hex.
     Encode(EncodeArgs),
+    /// Run the conformance suite against a target and write reports.
+    ///
+    /// Exit codes: 0 all pass; 1 findings (failures or stale baseline entries); 2 usage or
+    /// scenario error; 3 target failed to start, crashed or hung; 4 no scenarios selected.
+    Run(run_cmd::RunArgs),
+    /// Map every requirement of the KIPs to the scenarios covering it (`--check` fails on
+    /// anything untested).
+    Ledger(ledger_cmd::LedgerArgs),
 }
 
 /// Runs the parsed command.
@@ -36,5 +50,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Decode(a) => codec_cmds::decode(a),
         Command::Encode(a) => codec_cmds::encode(a),
+        Command::Run(a) => run_cmd::run(a),
+        Command::Ledger(a) => ledger_cmd::run(a),
     }
 }

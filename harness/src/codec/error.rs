@@ -98,6 +98,16 @@ pub enum DecodeErrorKind {
         /// The configured maximum.
         max: usize,
     },
+    /// A number read from the wire does not fit the field it decodes into (e.g. a record
+    /// type varint above `i16::MAX`).
+    OutOfRange {
+        /// What the number is.
+        what: &'static str,
+        /// The value read.
+        value: u64,
+        /// The largest value accepted.
+        max: u64,
+    },
     /// A metadata record frame version other than 1.
     UnsupportedFrameVersion {
         /// The frame version read.
@@ -152,6 +162,9 @@ impl fmt::Display for DecodeErrorKind {
             Self::NegativeFrameSize { size } => write!(f, "negative frame size {size}"),
             Self::FrameTooLarge { size, max } => {
                 write!(f, "frame size {size} exceeds the maximum of {max}")
+            }
+            Self::OutOfRange { what, value, max } => {
+                write!(f, "{what} {value} is out of range (at most {max})")
             }
             Self::UnsupportedFrameVersion { version } => {
                 write!(f, "unsupported record frame version {version}")

@@ -41,8 +41,10 @@ impl MetadataRecord {
         let key = r.uvarint().map_err(|e| e.root("record type"))?;
         let key = i16::try_from(key).map_err(|_| {
             DecodeError::new(
-                DecodeErrorKind::UnknownApiKey {
-                    api_key: ApiKey(i16::MAX),
+                DecodeErrorKind::OutOfRange {
+                    what: "record type",
+                    value: u64::from(key),
+                    max: i16::MAX as u64,
                 },
                 at,
             )
@@ -52,9 +54,10 @@ impl MetadataRecord {
         let version = r.uvarint().map_err(|e| e.root("record version"))?;
         let version = i16::try_from(version).map_err(|_| {
             DecodeError::new(
-                DecodeErrorKind::UnsupportedVersion {
-                    message: "metadata record",
-                    version: i16::MAX,
+                DecodeErrorKind::OutOfRange {
+                    what: "record version",
+                    value: u64::from(version),
+                    max: i16::MAX as u64,
                 },
                 at,
             )

@@ -20,6 +20,7 @@ use crate::codec::{
 };
 
 /// What the configured `ClientConfigPolicy` does with a push.
+#[derive(schemars::JsonSchema)]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PolicyVerdict {

@@ -11,6 +11,7 @@ use super::config_def::{ClientType, ConfigTypeNumbering};
 use crate::codec::{ErrorCode, ProvisionalNumbers};
 
 /// What counts as "the size of the PushConfig request" (kip-notes §6 A3).
+#[derive(schemars::JsonSchema)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SizeMeasure {

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::config_def::{java_double_to_string, ConfigType, ConfigValue};
 
 /// One of Kafka's built-in validators.
+#[derive(schemars::JsonSchema)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Validator {

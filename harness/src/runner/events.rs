@@ -8,6 +8,7 @@ use serde::Serialize;
 pub const FORMAT_VERSION: u32 = 1;
 
 /// Severity of a requirement a scenario checks.
+#[derive(schemars::JsonSchema)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Grade {

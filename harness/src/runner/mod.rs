@@ -1,8 +1,16 @@
 //! The runner: executes scenarios against a target (the only async module), turns what it
 //! observes into verdicts, and emits [`events::RunEvent`]s that reporters consume.
 
+pub mod baseline;
 pub mod events;
+pub mod execute;
+pub mod run;
+pub mod select;
 
+pub use baseline::{Baseline, BaselineEntry, BaselineError};
+pub use execute::{execute, ScenarioOutcome};
+pub use run::{run_suite, RunOptions};
+pub use select::{fnv1a64, scenario_seed, select, Filters, Partition};
 pub use events::{
     Failure, Grade, Mismatch, RunEvent, RunInfo, ScenarioResult, Summary, Verdict, FORMAT_VERSION,
 };

@@ -1,0 +1,159 @@
+//! The one interface through which the runner drives any implementation under test: a
+//! [`Target`] declares what it can do and opens a [`Session`] per scenario; the session
+//! moves Kafka wire frames between kipcheck (playing the roles the target does not) and the
+//! target, and exposes the target's clock and events where it can. This module owns no
+//! comparison logic: judging what comes back is the runner's job.
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use crate::model::SpecProfile;
+use crate::scenario::{Capability, Role, Setup};
+
+/// The node id kipcheck's emulated controller uses when a broker target registers.
+pub const EMULATED_CONTROLLER_NODE: i32 = 3000;
+
+/// What a target can do.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Roles it plays.
+    pub roles: Vec<Role>,
+    /// Knobs, observability and clock control it offers.
+    pub capabilities: Vec<Capability>,
+}
+
+impl Capabilities {
+    /// What is missing for a scenario that needs `roles` and `needs`, as a readable reason.
+    pub fn missing(&self, roles: &[Role], needs: &[Capability]) -> Option<String> {
+        let roles: Vec<String> = roles
+            .iter()
+            .filter(|r| !self.roles.contains(r))
+            .map(|r| format!("{r:?}").to_lowercase())
+            .collect();
+        let caps: Vec<String> = needs
+            .iter()
+            .filter(|c| !self.capabilities.contains(c))
+            .map(|c| serde_json::to_value(c).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())
+            .collect();
+        match (roles.is_empty(), caps.is_empty()) {
+            (true, true) => None,
+            (false, true) => Some(format!("target does not play {}", roles.join(", "))),
+            (true, false) => Some(format!("target lacks {}", caps.join(", "))),
+            (false, false) => Some(format!(
+                "target does not play {} and lacks {}",
+                roles.join(", "),
+                caps.join(", ")
+            )),
+        }
+    }
+}
+
+/// Why the target could not be driven (not a finding: a finding is a wrong answer).
+#[derive(Debug, thiserror::Error)]
+pub enum AdapterError {
+    /// The target could not be started or set up as the scenario asks.
+    #[error("target setup failed: {0}")]
+    Setup(String),
+    /// The target process or connection failed.
+    #[error("target failed: {0}")]
+    Crashed(String),
+    /// The step is not possible on this target.
+    #[error("not supported by the target: {0}")]
+    Unsupported(String),
+    /// I/O.
+    #[error("I/O: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// What the target did on one of kipcheck's connections to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConnOutput {
+    /// A response frame (size prefix included).
+    Frame(Vec<u8>),
+    /// The target closed the connection.
+    Closed,
+}
+
+/// A request the target (a client, or a broker registering) sent to a node kipcheck emulates.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutRequest {
+    /// The emulated node it went to.
+    pub node: i32,
+    /// The request frame (size prefix included).
+    pub frame: Vec<u8>,
+    /// Target time it was sent at (ms since the session started).
+    pub at_ms: u64,
+}
+
+/// Something kipcheck, as the target's peer or environment, does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PeerAction {
+    /// The client instance is created and connects to its bootstrap nodes.
+    Start,
+    /// The client connects to a node.
+    Connect(i32),
+    /// An emulated node drops the client's connection.
+    Disconnect(i32),
+    /// The client's in-flight request to a node times out.
+    Timeout(i32),
+    /// The application issues a request with this id.
+    UserRequest(u64),
+    /// The broker target registers with the emulated controller, which supports
+    /// BrokerRegistration up to this version.
+    Register {
+        /// Highest version the emulated controller supports.
+        controller_max_version: i16,
+    },
+    /// The controller fails over (rebuilt from its metadata log).
+    Failover,
+}
+
+/// Everything a session is created from.
+#[derive(Clone, Debug)]
+pub struct SessionConfig {
+    /// Scenario setup.
+    pub setup: Setup,
+    /// The spec profile in force.
+    pub profile: SpecProfile,
+    /// The scenario's seed.
+    pub seed: u64,
+    /// Roles the target plays in this scenario.
+    pub roles: Vec<Role>,
+}
+
+/// An implementation under test.
+#[async_trait]
+pub trait Target: Send + Sync {
+    /// How the target is named in reports (`reference`, `mutant:no-size-check`, `tcp://…`).
+    fn name(&self) -> String;
+    /// What it can do.
+    fn capabilities(&self) -> Capabilities;
+    /// Opens a session set up for one scenario.
+    async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError>;
+}
+
+/// One scenario's conversation with the target.
+#[async_trait]
+pub trait Session: Send {
+    /// kipcheck sends a request frame to the target on connection `conn`.
+    async fn send(&mut self, conn: u32, frame: Vec<u8>) -> Result<(), AdapterError>;
+    /// The target's next output on connection `conn`, waiting at most `wait_ms` (target time
+    /// where the clock is virtual); `None` if nothing came.
+    async fn recv(&mut self, conn: u32, wait_ms: u64) -> Result<Option<ConnOutput>, AdapterError>;
+    /// A peer or environment action.
+    async fn act(&mut self, action: PeerAction) -> Result<(), AdapterError>;
+    /// The next request the target sent to an emulated node, waiting at most `within_ms`;
+    /// `None` if none came. With a virtual clock, time advances only as far as needed.
+    async fn next_request(&mut self, within_ms: u64) -> Result<Option<OutRequest>, AdapterError>;
+    /// kipcheck, as emulated node `node`, sends a response frame to the target.
+    async fn respond(&mut self, node: i32, frame: Vec<u8>) -> Result<(), AdapterError>;
+    /// The next user request the client released: `(id, at_ms)`, waiting at most `within_ms`.
+    async fn next_release(&mut self, within_ms: u64) -> Result<Option<(u64, u64)>, AdapterError>;
+    /// Advances the target's clock (virtual clock only).
+    async fn advance(&mut self, ms: u64) -> Result<(), AdapterError>;
+    /// Target time now, ms since the session started.
+    fn now_ms(&self) -> u64;
+    /// Every model event so far, as JSON objects with an `event` kind and an `at` time
+    /// (empty if the target is not observable).
+    fn events(&self) -> Vec<Value>;
+}

@@ -1,0 +1,192 @@
+//! `kipcheck run`: loads the suite, selects scenarios, runs them against a target, writes
+//! the reports, and maps the outcome to the documented exit codes.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail};
+use clap::Args;
+use kipcheck::adapter::{ReferenceTarget, Target};
+use kipcheck::report::{standard_reporters, Reporter, TerminalOptions};
+use kipcheck::runner::{
+    run_suite, select, Baseline, Filters, Grade, Partition, RunEvent, RunOptions,
+};
+use kipcheck::scenario::load_dir;
+
+use super::{EXIT_FINDING, EXIT_NO_SCENARIOS, EXIT_TARGET, EXIT_USAGE};
+
+/// Arguments of `kipcheck run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The implementation under test: `reference` (built in).
+    #[arg(long, default_value = "reference")]
+    target: String,
+    /// Folder of scenario files.
+    #[arg(long, default_value = "scenarios")]
+    scenarios: PathBuf,
+    /// Where reports are written.
+    #[arg(long, default_value = "reports/latest")]
+    report_dir: PathBuf,
+    /// Run seed (printed when generated).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Only scenarios whose id matches this glob (repeatable).
+    #[arg(long = "id", value_name = "GLOB")]
+    ids: Vec<String>,
+    /// Only scenarios of this KIP (`KIP-1324` or `1324`; repeatable).
+    #[arg(long = "kip")]
+    kips: Vec<String>,
+    /// Only scenarios with this tag (repeatable).
+    #[arg(long = "tag")]
+    tags: Vec<String>,
+    /// Only MUST or SHOULD scenarios.
+    #[arg(long, value_parser = parse_grade)]
+    grade: Option<Grade>,
+    /// A shard of the suite: `hash:M/N` (stable FNV-1a of the id) or `count:M/N`.
+    #[arg(long)]
+    partition: Option<Partition>,
+    /// Expected failures (a YAML baseline file).
+    #[arg(long)]
+    baseline: Option<PathBuf>,
+    /// Write this run's failures as a baseline file.
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
+    /// Scenarios in flight at once.
+    #[arg(long, default_value_t = 4)]
+    jobs: usize,
+    /// Wall-clock limit per scenario, in ms.
+    #[arg(long, default_value_t = 30_000)]
+    timeout_ms: u64,
+    /// Show every scenario, not only failures.
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+fn parse_grade(s: &str) -> Result<Grade, String> {
+    match s.to_ascii_uppercase().as_str() {
+        "MUST" => Ok(Grade::Must),
+        "SHOULD" => Ok(Grade::Should),
+        _ => Err(format!("grade {s:?}: expected MUST or SHOULD")),
+    }
+}
+
+fn target_for(name: &str) -> anyhow::Result<Arc<dyn Target>> {
+    match name {
+        "reference" => Ok(Arc::new(ReferenceTarget)),
+        other => bail!("unknown target {other:?} (available: reference)"),
+    }
+}
+
+/// Runs `kipcheck run`.
+pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
+    let target = match target_for(&a.target) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("kipcheck: {e:#}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
+    let scenarios = match load_dir(&a.scenarios) {
+        Ok(s) => s,
+        Err(errors) => {
+            for e in &errors {
+                eprintln!("{e}");
+            }
+            eprintln!("kipcheck: {} scenario file(s) could not be loaded", errors.len());
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
+    let filters = Filters {
+        ids: a.ids.clone(),
+        kips: a.kips.clone(),
+        tags: a.tags.clone(),
+        grade: a.grade,
+    };
+    let chosen = select(scenarios, &filters, a.partition);
+    if chosen.is_empty() {
+        eprintln!("kipcheck: no scenarios selected");
+        return Ok(ExitCode::from(EXIT_NO_SCENARIOS));
+    }
+    let baseline = match &a.baseline {
+        Some(p) => Some(Baseline::load(p).map_err(|e| anyhow!("{e}"))?),
+        None => None,
+    };
+    let seed = a.seed.unwrap_or_else(generated_seed);
+    if a.seed.is_none() {
+        eprintln!("kipcheck: seed {seed} (rerun with --seed {seed})");
+    }
+    let command = command_line(&a, seed);
+    let options = RunOptions {
+        seed,
+        jobs: a.jobs,
+        scenario_timeout: Duration::from_millis(a.timeout_ms),
+        baseline,
+        command,
+    };
+    let mut terminal = TerminalOptions::detect();
+    terminal.verbose = a.verbose;
+    let mut reporters = standard_reporters(&a.report_dir, terminal).map_err(|e| anyhow!("{e}"))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let mut report_error = None;
+    let (results, summary) = runtime.block_on(async {
+        let mut on_event = |ev: &RunEvent| {
+            if let Err(e) = reporters.on_event(ev) {
+                report_error.get_or_insert(e);
+            }
+        };
+        run_suite(target, chosen, &options, &mut on_event).await
+    });
+    reporters.finish().map_err(|e| anyhow!("{e}"))?;
+    if let Some(e) = report_error {
+        return Err(anyhow!("{e}"));
+    }
+    if let Some(path) = &a.write_baseline {
+        let b = Baseline::from_results(&results, &format!("recorded from run seed {seed}"));
+        std::fs::write(path, b.to_yaml())?;
+        eprintln!("kipcheck: wrote {} expected failure(s) to {}", b.expected_failures.len(), path.display());
+    }
+    if summary.unexpected_passes > 0 {
+        eprintln!(
+            "kipcheck: {} baseline entr{} now pass; update the baseline with: {} --write-baseline {}",
+            summary.unexpected_passes,
+            if summary.unexpected_passes == 1 { "y" } else { "ies" },
+            options.command,
+            a.baseline.as_ref().map_or("FILE".into(), |p| p.display().to_string())
+        );
+    }
+    if summary.errored > 0 {
+        return Ok(ExitCode::from(EXIT_TARGET));
+    }
+    if !summary.is_green() {
+        return Ok(ExitCode::from(EXIT_FINDING));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn generated_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    kipcheck::runner::fnv1a64(&format!("{nanos}:{}", std::process::id()))
+}
+
+fn command_line(a: &RunArgs, seed: u64) -> String {
+    let mut c = vec!["kipcheck".to_string(), "run".into(), "--target".into(), a.target.clone()];
+    if a.scenarios != PathBuf::from("scenarios") {
+        c.push("--scenarios".into());
+        c.push(a.scenarios.display().to_string());
+    }
+    if let Some(b) = &a.baseline {
+        c.push("--baseline".into());
+        c.push(b.display().to_string());
+    }
+    c.push("--seed".into());
+    c.push(seed.to_string());
+    c.join(" ")
+}

@@ -1,0 +1,154 @@
+//! Runs a selection of scenarios against a target: in parallel (bounded), each with its own
+//! seed derived from the run seed, a wall-clock timeout, and panic isolation, so a crashing
+//! or hanging target becomes a verdict rather than a harness crash. Emits the event stream.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+
+use super::baseline::Baseline;
+use super::events::{
+    Failure, RunEvent, RunInfo, ScenarioResult, Summary, Verdict,
+};
+use super::execute::{execute, ScenarioOutcome};
+use super::select::scenario_seed;
+use crate::adapter::Target;
+use crate::scenario::Scenario;
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// The run seed.
+    pub seed: u64,
+    /// Scenarios in flight at once.
+    pub jobs: usize,
+    /// Wall-clock limit per scenario.
+    pub scenario_timeout: Duration,
+    /// Expected failures.
+    pub baseline: Option<Baseline>,
+    /// The command line that reproduces the run (without `--id`).
+    pub command: String,
+}
+
+/// Runs `scenarios` on `target`, calling `on_event` for every event; returns the results in
+/// id order and the summary.
+pub async fn run_suite(
+    target: Arc<dyn Target>,
+    scenarios: Vec<Scenario>,
+    options: &RunOptions,
+    on_event: &mut (dyn FnMut(&RunEvent) + Send),
+) -> (Vec<ScenarioResult>, Summary) {
+    let started = Instant::now();
+    on_event(&RunEvent::Started(RunInfo {
+        target: target.name(),
+        seed: options.seed,
+        selected: scenarios.len(),
+        command: options.command.clone(),
+        kipcheck_version: env!("CARGO_PKG_VERSION").to_owned(),
+    }));
+    let mut results = Vec::new();
+    let mut summary = Summary::default();
+    let mut simulated = 0u64;
+    let target_name = target.name();
+    let mut stream = futures::stream::iter(scenarios.into_iter().map(|s| {
+        let target = Arc::clone(&target);
+        let seed = scenario_seed(options.seed, &s.file.id);
+        let timeout = options.scenario_timeout;
+        async move {
+            let t0 = Instant::now();
+            let id = s.file.id.clone();
+            let handle = tokio::spawn({
+                let s = s.clone();
+                async move {
+                    tokio::time::timeout(timeout, async { execute(target.as_ref(), &s, seed).await }).await
+                }
+            });
+            let outcome = match handle.await {
+                Ok(Ok(o)) => o,
+                Ok(Err(_)) => errored(&s, format!("the target did not finish within {} ms", timeout.as_millis())),
+                Err(join) if join.is_panic() => errored(&s, "the target panicked".into()),
+                Err(_) => errored(&s, "the scenario task was cancelled".into()),
+            };
+            let _ = id;
+            (s, outcome, t0.elapsed())
+        }
+    }))
+    .buffer_unordered(options.jobs.max(1));
+    // `buffer_unordered` starts futures lazily; report a start when each is polled first.
+    while let Some((s, outcome, elapsed)) = stream.next().await {
+        on_event(&RunEvent::ScenarioStarted { id: s.file.id.clone() });
+        let mut r = ScenarioResult {
+            id: s.file.id.clone(),
+            title: s.file.title.clone(),
+            kip: s.file.kip.clone(),
+            area: s.area.clone(),
+            path: s.path.display().to_string(),
+            grade: s.file.grade,
+            tags: s.file.tags.clone(),
+            requirements: s.file.requirements.clone(),
+            verdict: outcome.verdict,
+            unsupported_reason: outcome.unsupported_reason,
+            failure: outcome.failure,
+            duration_ms: elapsed.as_secs_f64() * 1000.0,
+            simulated_ms: outcome.simulated_ms,
+            reproduce: format!(
+                "{} --seed {} --id {}",
+                base_command(&options.command),
+                options.seed,
+                s.file.id
+            ),
+        };
+        if let Some(b) = &options.baseline {
+            b.apply(&mut r);
+        }
+        simulated += r.simulated_ms;
+        summary.add(r.verdict);
+        on_event(&RunEvent::ScenarioFinished(Box::new(r.clone())));
+        results.push(r);
+    }
+    let _ = target_name;
+    results.sort_by(|a, b| a.id.cmp(&b.id));
+    on_event(&RunEvent::Finished {
+        summary,
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+        simulated_ms: simulated,
+    });
+    (results, summary)
+}
+
+/// The command without the `--seed`/`--id` parts the reproduction command sets itself.
+fn base_command(command: &str) -> String {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for w in command.split_whitespace() {
+        if skip {
+            skip = false;
+            continue;
+        }
+        match w {
+            "--seed" | "--id" | "--partition" | "--kip" | "--tag" | "--grade" => skip = true,
+            w if w.starts_with("--seed=") || w.starts_with("--id=") || w.starts_with("--partition=") => {}
+            w => out.push(w.to_owned()),
+        }
+    }
+    out.join(" ")
+}
+
+fn errored(s: &Scenario, message: String) -> ScenarioOutcome {
+    ScenarioOutcome {
+        verdict: Verdict::Errored,
+        unsupported_reason: None,
+        failure: Some(Failure {
+            step: None,
+            location: format!("{}:1:1", s.path.display()),
+            step_yaml: String::new(),
+            message,
+            expected: None,
+            actual: None,
+            mismatches: Vec::new(),
+            raw_hex: None,
+        }),
+        simulated_ms: 0,
+    }
+}

@@ -1,0 +1,16 @@
+//! Scenarios: the YAML conformance cases as plain data, their loader (strict, with
+//! `file:line:col` errors) and the pattern matcher expectations use. Nothing here performs
+//! I/O beyond reading scenario files, and nothing here is async.
+
+pub mod load;
+pub mod matcher;
+pub mod schema;
+pub mod types;
+
+pub use load::{load_dir, load_file, LoadError, Scenario};
+pub use schema::scenario_schema;
+pub use types::{
+    BrokerSetup, Capability, ClientSetup, ControllerSetup, EmulatedBroker, ExpectEventStep,
+    ExpectRequestStep, ExpectResponseStep, Fill, MatchMode, Outcome, Role, ScenarioFile, SendStep,
+    Setup, Step,
+};

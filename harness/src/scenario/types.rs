@@ -1,0 +1,450 @@
+//! The scenario file format as plain data: metadata, setup and steps. Parsing is strict
+//! (unknown fields are errors). Nothing here runs anything; the runner interprets steps.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_saphyr::Spanned;
+
+use crate::model::{BrokerSettings, ClientType, PolicyVerdict, Validator};
+use crate::runner::Grade;
+
+/// A role an implementation plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// A Kafka client (producer, consumer, admin, share consumer, Streams).
+    Client,
+    /// A broker.
+    Broker,
+    /// A KRaft controller.
+    Controller,
+}
+
+/// Something a scenario needs from the target beyond its roles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Capability {
+    /// The target's model events can be observed (policy invocations, warnings, records).
+    Events,
+    /// The target's clock is virtual and can be advanced.
+    VirtualClock,
+    /// The broker's ClientConfigPolicy and its verdict can be set.
+    PolicyControl,
+    /// `client.config.max.bytes` can be set.
+    MaxBytes,
+    /// The broker's PushConfig throttle can be set.
+    Throttle,
+    /// The controller's metadata.version and config definitions (with MV validators) can be set.
+    MetadataVersion,
+    /// The controller can be failed over (rebuilt from its metadata log).
+    Failover,
+    /// The broker's static config definitions and server.properties can be set.
+    StaticConfigs,
+    /// The client's user configuration and type can be set.
+    ClientConfig,
+}
+
+/// The client a client-role target is set up as.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClientSetup {
+    /// Client type.
+    #[serde(rename = "type")]
+    pub client_type: ClientType,
+    /// User configuration (`key: value`, values as in a .properties file).
+    #[serde(default)]
+    pub config: BTreeMap<String, String>,
+    /// A client embedded in Kafka Streams (does no handshake of its own).
+    #[serde(default)]
+    pub embedded: bool,
+    /// Nodes the client connects to when it starts, in order.
+    #[serde(default = "default_connect")]
+    pub connect: Vec<i32>,
+}
+
+fn default_connect() -> Vec<i32> {
+    vec![1]
+}
+
+/// An MV-aware validator added to a definition: key, level, validator.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MvValidatorSetup {
+    /// Config name (broker or topic definition).
+    pub key: String,
+    /// Feature level from which the validator applies (floor semantics).
+    pub level: i16,
+    /// The validator.
+    pub validator: Validator,
+}
+
+/// The controller a controller-role target is set up as.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerSetup {
+    /// The finalized metadata.version level at start.
+    pub metadata_version: i16,
+    /// MV-aware validators to add to the built-in definitions.
+    #[serde(default)]
+    pub mv_validators: Vec<MvValidatorSetup>,
+}
+
+/// How the target and kipcheck's emulated peers are set up.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Setup {
+    /// The client (client-role targets).
+    #[serde(default)]
+    pub client: Option<ClientSetup>,
+    /// The broker (broker-role targets): policy, max bytes, throttle, server.properties.
+    #[serde(default)]
+    pub broker: Option<BrokerSetup>,
+    /// The controller (controller-role targets).
+    #[serde(default)]
+    pub controller: Option<ControllerSetup>,
+    /// Brokers kipcheck emulates for a client target: node id → whether it advertises
+    /// PushConfig (a new broker) or not (an old one).
+    #[serde(default)]
+    pub emulated_brokers: BTreeMap<i32, EmulatedBroker>,
+}
+
+/// A broker kipcheck emulates for a client target.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EmulatedBroker {
+    /// Whether it advertises PushConfig in ApiVersions.
+    #[serde(default = "yes")]
+    pub push_config: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Broker setup: the model's settings plus shorthands.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BrokerSetup {
+    /// `client.config.policy.class.name` configured, and what it answers (`null` = none).
+    #[serde(default = "accept")]
+    pub policy: Option<PolicyVerdict>,
+    /// `client.config.max.bytes` (default from the profile).
+    #[serde(default)]
+    pub client_config_max_bytes: Option<u32>,
+    /// ThrottleTimeMs the broker puts in PushConfig responses.
+    #[serde(default)]
+    pub throttle_time_ms: i32,
+    /// Explicit server.properties values.
+    #[serde(default)]
+    pub server_properties: BTreeMap<String, String>,
+}
+
+fn accept() -> Option<PolicyVerdict> {
+    Some(PolicyVerdict::Accept)
+}
+
+impl BrokerSetup {
+    /// The model settings for node `node_id`.
+    pub fn settings(&self, node_id: i32) -> BrokerSettings {
+        let mut s = BrokerSettings::new(node_id);
+        s.policy = self.policy.clone();
+        s.client_config_max_bytes = self.client_config_max_bytes;
+        s.throttle_time_ms = self.throttle_time_ms;
+        s.server_properties = self.server_properties.clone();
+        s
+    }
+}
+
+/// How an expected body is compared with the actual one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchMode {
+    /// Every field written must match; fields not written are ignored.
+    #[default]
+    Subset,
+    /// Every field must be written and match.
+    Exact,
+}
+
+/// Generates a PushConfig body of an exact size (boundary tests).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Fill {
+    /// Target size in bytes under `measure`.
+    pub size: usize,
+    /// Which size: the request body (bytes after the header) or the Configs array.
+    pub measure: crate::model::SizeMeasure,
+}
+
+/// kipcheck sends a request to the target (broker or controller role).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SendStep {
+    /// API name (`PushConfig`, `ApiVersions`, ...).
+    pub api: String,
+    /// Version.
+    pub version: i16,
+    /// Connection (kipcheck may hold several to the target).
+    #[serde(default)]
+    pub conn: u32,
+    /// Body in Kafka's field names; error codes may be written by name.
+    #[serde(default)]
+    pub body: Option<Value>,
+    /// Instead of a body: a PushConfig body filled to an exact size.
+    #[serde(default)]
+    pub fill: Option<Fill>,
+    /// Client id in the header.
+    #[serde(default)]
+    pub client_id: Option<String>,
+}
+
+/// kipcheck sends raw bytes (a whole frame, size prefix included) to the target.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SendRawStep {
+    /// Connection.
+    #[serde(default)]
+    pub conn: u32,
+    /// Hex bytes.
+    pub hex: String,
+    /// API and version of the request, so the response can be decoded.
+    #[serde(default)]
+    pub api: Option<String>,
+    /// Version for decoding the response.
+    #[serde(default)]
+    pub version: Option<i16>,
+}
+
+/// The target's answer on a connection.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectResponseStep {
+    /// Connection.
+    #[serde(default)]
+    pub conn: u32,
+    /// Expected body (pattern).
+    #[serde(default)]
+    pub body: Option<Value>,
+    /// Subset or exact.
+    #[serde(default, rename = "match")]
+    pub mode: MatchMode,
+}
+
+/// The target closes a connection without answering.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectCloseStep {
+    /// Connection.
+    #[serde(default)]
+    pub conn: u32,
+}
+
+/// A request the client target sends to an emulated broker.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectRequestStep {
+    /// Emulated node it goes to (any node when absent).
+    #[serde(default)]
+    pub from: Option<i32>,
+    /// API name.
+    pub api: String,
+    /// Expected version (any when absent).
+    #[serde(default)]
+    pub version: Option<i16>,
+    /// Expected body (pattern).
+    #[serde(default)]
+    pub body: Option<Value>,
+    /// Subset or exact.
+    #[serde(default, rename = "match")]
+    pub mode: MatchMode,
+    /// How long (virtual ms) to wait for it.
+    #[serde(default = "default_within")]
+    pub within_ms: u64,
+    /// Pattern for the virtual time elapsed since the previous step ended (e.g. a backoff
+    /// range: `{$range: [80, 120]}`).
+    #[serde(default)]
+    pub after_ms: Option<Value>,
+}
+
+fn default_within() -> u64 {
+    1000
+}
+
+/// kipcheck, as an emulated broker, answers the client's last unanswered request from a node.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RespondStep {
+    /// The node answering.
+    pub to: i32,
+    /// The body; absent = the default answer (ApiVersions per the node's setup, PushConfig success).
+    #[serde(default)]
+    pub body: Option<Value>,
+}
+
+/// Nothing is sent by the client within a time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectNoRequestStep {
+    /// Only requests to this node count (any node when absent).
+    #[serde(default)]
+    pub from: Option<i32>,
+    /// Only requests of this API count (any when absent).
+    #[serde(default)]
+    pub api: Option<String>,
+    /// Virtual ms to watch.
+    pub within_ms: u64,
+}
+
+/// A user request of the client's application is released (no longer blocked).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectReleasedStep {
+    /// The user request id.
+    pub id: u64,
+    /// Virtual ms to wait at most.
+    #[serde(default)]
+    pub within_ms: u64,
+    /// Pattern for the virtual time elapsed since the previous step ended.
+    #[serde(default)]
+    pub after_ms: Option<Value>,
+}
+
+/// A model event of the target (needs the `events` capability).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectEventStep {
+    /// Pattern matched against each event (its `event` field names the kind).
+    pub event: Value,
+    /// How many matching events (since the previous expect_event) are required; default:
+    /// at least one.
+    #[serde(default)]
+    pub count: Option<usize>,
+}
+
+/// An alternative outcome of [`Step::ExpectOneOf`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum Outcome {
+    /// A response matching the pattern.
+    Response(ExpectResponseStep),
+    /// The connection is closed.
+    Close(ExpectCloseStep),
+}
+
+/// One step of a scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum Step {
+    /// Send a typed request to the target.
+    Send(SendStep),
+    /// Send raw frame bytes to the target.
+    SendRaw(SendRawStep),
+    /// Expect the target's response.
+    ExpectResponse(ExpectResponseStep),
+    /// Expect the target to close the connection.
+    ExpectClose(ExpectCloseStep),
+    /// Accept any one of several outcomes.
+    ExpectOneOf(Vec<Outcome>),
+    /// Start the client instance (it connects to `setup.client.connect`).
+    Start,
+    /// The client connects to another node.
+    Connect {
+        /// The node.
+        node: i32,
+    },
+    /// kipcheck's emulated node drops the client's connection.
+    Disconnect {
+        /// The node.
+        node: i32,
+    },
+    /// The client's in-flight request to a node times out (request.timeout.ms elapsed).
+    Timeout {
+        /// The node.
+        node: i32,
+    },
+    /// Expect a request from the client target.
+    ExpectRequest(ExpectRequestStep),
+    /// Answer the client's last request to a node.
+    Respond(RespondStep),
+    /// Expect no request within a time.
+    ExpectNoRequest(ExpectNoRequestStep),
+    /// The application issues a request.
+    UserRequest {
+        /// Its id.
+        id: u64,
+    },
+    /// Expect a user request to be released.
+    ExpectReleased(ExpectReleasedStep),
+    /// Advance the virtual clock.
+    Advance {
+        /// Milliseconds.
+        ms: u64,
+    },
+    /// The broker target registers with kipcheck's emulated controller, which supports
+    /// BrokerRegistration up to `controller_max_version`.
+    Register {
+        /// Highest BrokerRegistration version the emulated controller supports.
+        controller_max_version: i16,
+    },
+    /// Fail the controller over: a new controller is built by replaying the metadata log.
+    Failover,
+    /// Expect a model event.
+    ExpectEvent(ExpectEventStep),
+    /// Expect no model event matching the pattern so far.
+    ExpectNoEvent {
+        /// Pattern.
+        event: Value,
+    },
+}
+
+impl Step {
+    /// Capabilities this step needs.
+    pub fn needs(&self) -> Vec<Capability> {
+        match self {
+            Step::ExpectEvent(_) | Step::ExpectNoEvent { .. } => vec![Capability::Events],
+            Step::Advance { .. } | Step::ExpectNoRequest(_) => vec![Capability::VirtualClock],
+            Step::ExpectRequest(s) if s.after_ms.is_some() => vec![Capability::VirtualClock],
+            Step::ExpectReleased(s) if s.after_ms.is_some() => vec![Capability::VirtualClock],
+            Step::Failover => vec![Capability::Failover],
+            Step::Timeout { .. } => vec![Capability::VirtualClock],
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A parsed scenario file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    /// Unique id; must equal the file stem.
+    pub id: String,
+    /// One-line title.
+    pub title: String,
+    /// `KIP-1324`, `KIP-1326`, `KIP-1294` or `KIP-1256`.
+    pub kip: String,
+    /// Requirement ids from `scenarios/requirements.yaml`.
+    #[serde(default)]
+    pub requirements: Vec<String>,
+    /// MUST or SHOULD.
+    pub grade: Grade,
+    /// Roles the target plays.
+    pub roles: Vec<Role>,
+    /// Capabilities needed beyond what the steps imply.
+    #[serde(default)]
+    pub requires: Vec<Capability>,
+    /// Spec profile overrides (merged over the built-in default profile).
+    #[serde(default)]
+    pub profile: Option<Value>,
+    /// Free-form tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Setup.
+    #[serde(default)]
+    pub setup: Setup,
+    /// Steps, with their positions in the file.
+    #[schemars(with = "Vec<Step>")]
+    pub steps: Vec<Spanned<Step>>,
+}

@@ -1,0 +1,153 @@
+//! Scenario loading: strict parsing with exact `file:line:col` errors, and the validation
+//! rules (id = file stem, unique ids, known APIs, matchers and versions).
+
+use std::path::{Path, PathBuf};
+
+use kipcheck::scenario::{load_dir, load_file, LoadError};
+
+/// A fresh scenarios folder under the target dir, named after the test.
+fn dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("suite_loader").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(d.join("area")).expect("mkdir");
+    d
+}
+
+fn write(root: &Path, file: &str, text: &str) -> PathBuf {
+    let p = root.join("area").join(file);
+    std::fs::write(&p, text).expect("write");
+    p
+}
+
+const HEAD: &str = "title: t\nkip: KIP-1324\ngrade: MUST\nroles: [broker]\n";
+
+fn load_err(name: &str, file: &str, text: &str) -> LoadError {
+    let root = dir(name);
+    let p = write(&root, file, text);
+    load_file(&p, &root).expect_err("must not load")
+}
+
+#[test]
+fn unknown_field_is_located() {
+    let e = load_err(
+        "unknown_field",
+        "s1.yaml",
+        &format!("id: s1\n{HEAD}steps:\n  - send: {{ api: PushConfig, version: 0, bogus: 1 }}\n"),
+    );
+    assert_eq!((e.line, e.col), (7, 42), "{e}");
+    assert!(e.message.contains("unknown field `bogus`"), "{e}");
+    assert!(e.to_string().ends_with(&format!(":7:42: {}", e.message)), "{e}");
+}
+
+#[test]
+fn unknown_step_is_located() {
+    let e = load_err("unknown_step", "s2.yaml", &format!("id: s2\n{HEAD}steps:\n  - teleport: {{}}\n"));
+    assert_eq!(e.line, 7, "{e}");
+    assert!(e.message.contains("teleport"), "{e}");
+}
+
+#[test]
+fn id_must_equal_file_stem() {
+    let e = load_err("stem", "other.yaml", &format!("id: s3\n{HEAD}steps: []\n"));
+    assert_eq!((e.line, e.col), (1, 1));
+    assert_eq!(e.message, "id \"s3\" must equal the file stem \"other\"");
+}
+
+#[test]
+fn unknown_api_in_send_is_located_at_the_step() {
+    let e = load_err(
+        "unknown_api",
+        "s4.yaml",
+        &format!("id: s4\n{HEAD}steps:\n  - advance: {{ ms: 1 }}\n  - send: {{ api: Nope, version: 0 }}\n"),
+    );
+    assert_eq!((e.line, e.col), (8, 5), "{e}");
+    assert_eq!(e.message, "send: unknown API \"Nope\"");
+}
+
+#[test]
+fn version_out_of_range_is_refused() {
+    let e = load_err(
+        "bad_version",
+        "s5.yaml",
+        &format!("id: s5\n{HEAD}steps:\n  - send: {{ api: PushConfig, version: 1 }}\n"),
+    );
+    assert_eq!(e.message, "send: PushConfigRequest has versions 0, not 1");
+}
+
+#[test]
+fn bad_body_field_is_refused() {
+    let e = load_err(
+        "bad_body",
+        "s6.yaml",
+        &format!("id: s6\n{HEAD}steps:\n  - send: {{ api: PushConfig, version: 0, body: {{ Configz: [] }} }}\n"),
+    );
+    assert_eq!(e.line, 7);
+    assert!(e.message.starts_with("body of PushConfig: unknown field `Configz`"), "{e}");
+}
+
+#[test]
+fn unknown_matcher_is_refused() {
+    let e = load_err(
+        "bad_matcher",
+        "s7.yaml",
+        &format!("id: s7\n{HEAD}steps:\n  - expect_response: {{ body: {{ ErrorCode: {{ $between: [1, 2] }} }} }}\n"),
+    );
+    assert_eq!(e.message, "unknown matcher $between");
+}
+
+#[test]
+fn fill_and_body_are_exclusive() {
+    let e = load_err(
+        "fill_body",
+        "s8.yaml",
+        &format!(
+            "id: s8\n{HEAD}steps:\n  - send: {{ api: PushConfig, version: 0, body: {{}}, fill: {{ size: 10, measure: request_body }} }}\n"
+        ),
+    );
+    assert_eq!(e.message, "send: body and fill are exclusive");
+}
+
+#[test]
+fn bad_profile_override_is_refused() {
+    let e = load_err(
+        "bad_profile",
+        "s9.yaml",
+        &format!("id: s9\n{HEAD}profile: {{ size_measure: whole_frame }}\nsteps: []\n"),
+    );
+    assert!(e.message.starts_with("profile:"), "{e}");
+}
+
+#[test]
+fn duplicate_ids_across_folders_are_refused() {
+    let root = dir("dupes");
+    write(&root, "d1.yaml", &format!("id: d1\n{HEAD}steps: []\n"));
+    std::fs::create_dir_all(root.join("other")).unwrap();
+    std::fs::write(root.join("other/d1.yaml"), format!("id: d1\n{HEAD}steps: []\n")).unwrap();
+    let errs = load_dir(&root).expect_err("duplicate");
+    assert_eq!(errs.len(), 1);
+    assert!(errs[0].message.starts_with("duplicate id \"d1\""), "{}", errs[0]);
+}
+
+#[test]
+fn a_valid_file_loads_with_its_area_and_step_locations() {
+    let root = dir("valid");
+    write(
+        &root,
+        "ok.yaml",
+        &format!("id: ok\n{HEAD}tags: [x]\nsteps:\n  - send: {{ api: ApiVersions, version: 3 }}\n  - expect_response: {{ body: {{ ErrorCode: NONE }} }}\n"),
+    );
+    let all = load_dir(&root).expect("loads");
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0].area, "area");
+    assert_eq!(all[0].file.steps.len(), 2);
+    assert!(all[0].step_location(1).ends_with("area/ok.yaml:9:5"), "{}", all[0].step_location(1));
+}
+
+#[test]
+fn the_real_suite_loads() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    let all = load_dir(&root).unwrap_or_else(|errs| {
+        panic!("{}", errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))
+    });
+    assert!(!all.is_empty());
+}

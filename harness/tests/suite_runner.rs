@@ -1,0 +1,313 @@
+//! The runner end to end on small scenario folders: verdicts, unsupported capabilities,
+//! a hanging or panicking target becoming a verdict, baselines (expected failures, stale
+//! entries, different failures), partitions, per-scenario seeds, and redaction of secrets.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use kipcheck::adapter::{
+    AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, ReferenceTarget, Session,
+    SessionConfig, Target,
+};
+use kipcheck::runner::{
+    run_suite, select, Baseline, BaselineEntry, Filters, Partition, RunEvent, RunOptions,
+    ScenarioResult, Summary, Verdict,
+};
+use kipcheck::scenario::{load_dir, Role, Scenario};
+use serde_json::Value;
+
+fn dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("suite_runner").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(d.join("area")).expect("mkdir");
+    d
+}
+
+fn scenarios(name: &str, files: &[(&str, &str)]) -> Vec<Scenario> {
+    let root = dir(name);
+    for (id, body) in files {
+        std::fs::write(root.join("area").join(format!("{id}.yaml")), format!("id: {id}\n{body}"))
+            .expect("write");
+    }
+    load_dir(&root).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+const PASSING: &str = "title: ApiVersions answers
+kip: KIP-1324
+grade: MUST
+roles: [broker]
+steps:
+  - send: { api: ApiVersions, version: 3, body: { ClientSoftwareName: k, ClientSoftwareVersion: '1' } }
+  - expect_response: { body: { ErrorCode: NONE } }
+";
+
+const FAILING: &str = "title: wrong expectation
+kip: KIP-1324
+grade: MUST
+roles: [broker]
+steps:
+  - send: { api: ApiVersions, version: 3, body: { ClientSoftwareName: k, ClientSoftwareVersion: '1' } }
+  - expect_response: { body: { ErrorCode: INVALID_REQUEST } }
+";
+
+fn options(seed: u64) -> RunOptions {
+    RunOptions {
+        seed,
+        jobs: 2,
+        scenario_timeout: Duration::from_secs(5),
+        baseline: None,
+        command: "kipcheck run --target reference".into(),
+    }
+}
+
+async fn run(target: Arc<dyn Target>, s: Vec<Scenario>, o: &RunOptions) -> (Vec<ScenarioResult>, Summary, Vec<RunEvent>) {
+    let mut events = Vec::new();
+    let mut sink = |e: &RunEvent| events.push(e.clone());
+    let (r, sum) = run_suite(target, s, o, &mut sink).await;
+    (r, sum, events)
+}
+
+#[tokio::test]
+async fn verdicts_and_event_stream() {
+    let s = scenarios("verdicts", &[("p1", PASSING), ("f1", FAILING)]);
+    let (results, summary, events) = run(Arc::new(ReferenceTarget), s, &options(7)).await;
+    assert_eq!(summary.passed, 1);
+    assert_eq!(summary.failed, 1);
+    assert_eq!(summary.total, 2);
+    assert!(!summary.is_green());
+    let f = results.iter().find(|r| r.id == "f1").expect("f1");
+    assert_eq!(f.verdict, Verdict::Failed);
+    let failure = f.failure.as_ref().expect("failure");
+    assert_eq!(failure.step, Some(1));
+    assert!(failure.location.ends_with("area/f1.yaml:8:5"), "{}", failure.location);
+    assert_eq!(failure.message, "body.ErrorCode: expected INVALID_REQUEST (42), got 0 (NONE)");
+    assert_eq!(f.reproduce, "kipcheck run --target reference --seed 7 --id f1");
+    assert!(matches!(events.first(), Some(RunEvent::Started(_))));
+    assert!(matches!(events.last(), Some(RunEvent::Finished { .. })));
+    assert_eq!(events.iter().filter(|e| matches!(e, RunEvent::ScenarioFinished(_))).count(), 2);
+}
+
+#[tokio::test]
+async fn missing_capabilities_are_unsupported_not_failed() {
+    struct BrokerOnly;
+    #[async_trait]
+    impl Target for BrokerOnly {
+        fn name(&self) -> String {
+            "broker-only".into()
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities { roles: vec![Role::Broker], capabilities: vec![] }
+        }
+        async fn open(&self, c: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
+            ReferenceTarget.open(c).await
+        }
+    }
+    let with_event = format!("{PASSING}  - expect_event: {{ event: {{ event: api_versions_answered }} }}\n");
+    let client = "title: c\nkip: KIP-1324\ngrade: MUST\nroles: [client]\nsetup: { client: { type: admin } }\nsteps: [start]\n";
+    let s = scenarios("unsupported", &[("u1", &with_event), ("u2", client), ("p1", PASSING)]);
+    let (results, summary, _) = run(Arc::new(BrokerOnly), s, &options(1)).await;
+    assert_eq!((summary.passed, summary.unsupported), (1, 2));
+    let reason = |id: &str| results.iter().find(|r| r.id == id).unwrap().unsupported_reason.clone();
+    assert_eq!(reason("u1").as_deref(), Some("target lacks events"));
+    assert_eq!(reason("u2").as_deref(), Some("target does not play client"));
+}
+
+/// A target whose sessions hang on `recv` or panic on `send`.
+struct Broken {
+    panic: bool,
+}
+
+struct BrokenSession {
+    panic: bool,
+}
+
+#[async_trait]
+impl Session for BrokenSession {
+    async fn send(&mut self, _: u32, _: Vec<u8>) -> Result<(), AdapterError> {
+        assert!(!self.panic, "the implementation under test crashed");
+        Ok(())
+    }
+    async fn recv(&mut self, _: u32, _: u64) -> Result<Option<ConnOutput>, AdapterError> {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        Ok(None)
+    }
+    async fn act(&mut self, _: PeerAction) -> Result<(), AdapterError> {
+        Ok(())
+    }
+    async fn next_request(&mut self, _: u64) -> Result<Option<OutRequest>, AdapterError> {
+        Ok(None)
+    }
+    async fn respond(&mut self, _: i32, _: Vec<u8>) -> Result<(), AdapterError> {
+        Ok(())
+    }
+    async fn next_release(&mut self, _: u64) -> Result<Option<(u64, u64)>, AdapterError> {
+        Ok(None)
+    }
+    async fn advance(&mut self, _: u64) -> Result<(), AdapterError> {
+        Ok(())
+    }
+    fn now_ms(&self) -> u64 {
+        0
+    }
+    fn events(&self) -> Vec<Value> {
+        Vec::new()
+    }
+}
+
+#[async_trait]
+impl Target for Broken {
+    fn name(&self) -> String {
+        "broken".into()
+    }
+    fn capabilities(&self) -> Capabilities {
+        ReferenceTarget.capabilities()
+    }
+    async fn open(&self, _: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
+        Ok(Box::new(BrokenSession { panic: self.panic }))
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hanging_target_is_an_errored_verdict() {
+    let s = scenarios("hang", &[("h1", PASSING)]);
+    let mut o = options(1);
+    o.scenario_timeout = Duration::from_millis(250);
+    let (results, summary, _) = run(Arc::new(Broken { panic: false }), s, &o).await;
+    assert_eq!(summary.errored, 1);
+    assert_eq!(
+        results[0].failure.as_ref().unwrap().message,
+        "the target did not finish within 250 ms"
+    );
+}
+
+#[tokio::test]
+async fn a_panicking_target_is_an_errored_verdict() {
+    let s = scenarios("panic", &[("x1", PASSING)]);
+    let (results, summary, _) = run(Arc::new(Broken { panic: true }), s, &options(1)).await;
+    assert_eq!(summary.errored, 1);
+    assert_eq!(results[0].failure.as_ref().unwrap().message, "the target panicked");
+}
+
+#[tokio::test]
+async fn baseline_expected_failure_stale_entry_and_different_failure() {
+    let s = scenarios("baseline", &[("p1", PASSING), ("f1", FAILING), ("f2", FAILING)]);
+    let mut o = options(3);
+    o.baseline = Some(Baseline {
+        expected_failures: vec![
+            BaselineEntry { id: "p1".into(), reason: "was broken".into(), message: None },
+            BaselineEntry {
+                id: "f1".into(),
+                reason: "known".into(),
+                message: Some("body.ErrorCode: expected INVALID_REQUEST (42), got 0 (NONE)".into()),
+            },
+            BaselineEntry { id: "f2".into(), reason: "known".into(), message: Some("something else".into()) },
+        ],
+    });
+    let (results, summary, _) = run(Arc::new(ReferenceTarget), s, &o).await;
+    let v = |id: &str| results.iter().find(|r| r.id == id).unwrap().verdict;
+    assert_eq!(v("p1"), Verdict::UnexpectedPass);
+    assert_eq!(v("f1"), Verdict::ExpectedFailure);
+    assert_eq!(v("f2"), Verdict::Failed);
+    assert_eq!((summary.unexpected_passes, summary.expected_failures, summary.failed), (1, 1, 1));
+    assert!(!summary.is_green(), "a stale entry fails the run");
+    let f2 = results.iter().find(|r| r.id == "f2").unwrap();
+    assert!(f2.failure.as_ref().unwrap().message.ends_with("(baseline expected: something else)"));
+    // A baseline written from this run lists exactly the failures, with their messages.
+    let written = Baseline::from_results(&results, "r");
+    let ids: Vec<&str> = written.expected_failures.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(ids, ["f1", "f2"]);
+    let reloaded: Baseline = serde_saphyr::from_str(&written.to_yaml()).expect("round trip");
+    assert_eq!(reloaded, written);
+}
+
+#[test]
+fn partitions_are_stable_disjoint_and_complete() {
+    let files: Vec<(String, String)> = (0..20).map(|i| (format!("s{i:02}"), PASSING.to_string())).collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let all = scenarios("partitions", &refs);
+    for kind in ["hash", "count"] {
+        let mut seen = Vec::new();
+        for m in 1..=3 {
+            let p: Partition = format!("{kind}:{m}/3").parse().unwrap();
+            let part = select(all.clone(), &Filters::default(), Some(p));
+            if kind == "count" {
+                assert!((6..=7).contains(&part.len()), "count shards are balanced");
+            }
+            seen.extend(part.into_iter().map(|s| s.file.id));
+        }
+        seen.sort();
+        let ids: Vec<String> = all.iter().map(|s| s.file.id.clone()).collect();
+        assert_eq!(seen, ids, "{kind}: every scenario in exactly one shard");
+    }
+    // The hash is FNV-1a 64 of the id, documented and fixed.
+    assert_eq!(kipcheck::runner::fnv1a64(""), 0xcbf2_9ce4_8422_2325);
+    assert_eq!(kipcheck::runner::fnv1a64("a"), 0xaf63_dc4c_8601_ec8c);
+    let hash1: Vec<String> = select(all, &Filters::default(), Some("hash:1/3".parse().unwrap()))
+        .into_iter()
+        .map(|s| s.file.id)
+        .collect();
+    let expected: Vec<String> = (0..20)
+        .map(|i| format!("s{i:02}"))
+        .filter(|id| kipcheck::runner::fnv1a64(id) % 3 == 0)
+        .collect();
+    assert_eq!(hash1, expected);
+    assert!("hash:0/3".parse::<Partition>().is_err());
+    assert!("hash:4/3".parse::<Partition>().is_err());
+    assert!("mod:1/3".parse::<Partition>().is_err());
+}
+
+#[test]
+fn filters_by_glob_kip_tag_and_grade() {
+    let tagged = PASSING.replace("roles: [broker]", "roles: [broker]\ntags: [boundary]");
+    let should = PASSING.replace("grade: MUST", "grade: SHOULD").replace("KIP-1324", "KIP-1326");
+    let all = scenarios("filters", &[("size-a", &tagged), ("size-b", PASSING), ("other", &should)]);
+    let ids = |f: Filters| -> Vec<String> { select(all.clone(), &f, None).into_iter().map(|s| s.file.id).collect() };
+    assert_eq!(ids(Filters { ids: vec!["size-*".into()], ..Default::default() }), ["size-a", "size-b"]);
+    assert_eq!(ids(Filters { kips: vec!["1326".into()], ..Default::default() }), ["other"]);
+    assert_eq!(ids(Filters { tags: vec!["boundary".into()], ..Default::default() }), ["size-a"]);
+    assert_eq!(
+        ids(Filters { grade: Some(kipcheck::runner::Grade::Should), ..Default::default() }),
+        ["other"]
+    );
+}
+
+#[tokio::test]
+async fn secrets_never_appear_in_failures() {
+    let secret = "hunter2-very-secret";
+    let body = format!(
+        "title: leaks?
+kip: KIP-1324
+grade: MUST
+roles: [broker]
+setup: {{ broker: {{ server_properties: {{ ssl.keystore.password: {secret} }} }} }}
+steps:
+  - send: {{ api: PushConfig, version: 0, body: {{ Configs: [ {{ ConfigKey: x, ConfigValue: {secret}, ConfigType: 1, IsDefault: false }} ] }} }}
+  - expect_response: {{ body: {{ ErrorCode: INVALID_CONFIG, ErrorMessage: {secret} }} }}
+"
+    );
+    let s = scenarios("redaction", &[("r1", &body)]);
+    let (results, _, events) = run(Arc::new(ReferenceTarget), s, &options(1)).await;
+    assert_eq!(results[0].verdict, Verdict::Failed);
+    let all = serde_json::to_string(&events).unwrap();
+    assert!(!all.contains(secret), "secret leaked: {all}");
+    assert!(all.contains("<redacted:"), "{all}");
+}
+
+#[tokio::test]
+async fn the_whole_suite_passes_against_the_reference() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    let all = load_dir(&root).unwrap_or_else(|errs| {
+        panic!("{}", errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))
+    });
+    let n = all.len();
+    let (results, summary, _) = run(Arc::new(ReferenceTarget), all, &options(0x6b69_7063)).await;
+    let bad: Vec<String> = results
+        .iter()
+        .filter(|r| r.verdict != Verdict::Passed)
+        .map(|r| format!("{} {:?}: {:?}", r.id, r.verdict, r.failure.as_ref().map(|f| &f.message)))
+        .collect();
+    assert!(bad.is_empty(), "{} of {n} did not pass:\n{}", bad.len(), bad.join("\n"));
+    assert_eq!(summary.passed, n);
+}
