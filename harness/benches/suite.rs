@@ -30,8 +30,12 @@ fn run_once(rt: &tokio::runtime::Runtime, scenarios: Vec<Scenario>) -> u64 {
                 simulated = *simulated_ms;
             }
         };
-        let (_, summary) = run_suite(Arc::new(ReferenceTarget), scenarios, &options, &mut sink).await;
-        assert!(summary.is_green(), "the suite must pass against the reference: {summary:?}");
+        let (_, summary) =
+            run_suite(Arc::new(ReferenceTarget), scenarios, &options, &mut sink).await;
+        assert!(
+            summary.is_green(),
+            "the suite must pass against the reference: {summary:?}"
+        );
         simulated
     })
 }

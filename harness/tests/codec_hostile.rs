@@ -1004,14 +1004,22 @@ fn record_type_and_version_above_i16_are_refused() {
     let e = record(&hex("01 ffff03 00")).unwrap_err();
     assert_eq!(
         e.kind(),
-        K::OutOfRange { what: "record type", value: 65535, max: 32767 },
+        K::OutOfRange {
+            what: "record type",
+            value: 65535,
+            max: 32767
+        },
         "{e}"
     );
     assert_eq!((e.offset(), e.path()), (1, "record type".to_owned()));
     let e = record(&hex("01 00 c0b802 00")).unwrap_err();
     assert_eq!(
         e.kind(),
-        K::OutOfRange { what: "record version", value: 40000, max: 32767 },
+        K::OutOfRange {
+            what: "record version",
+            value: 40000,
+            max: 32767
+        },
         "{e}"
     );
     assert_eq!((e.offset(), e.path()), (2, "record version".to_owned()));

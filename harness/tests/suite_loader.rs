@@ -7,7 +7,9 @@ use kipcheck::scenario::{load_dir, load_file, LoadError};
 
 /// A fresh scenarios folder under the target dir, named after the test.
 fn dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("suite_loader").join(name);
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("suite_loader")
+        .join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(d.join("area")).expect("mkdir");
     d
@@ -36,12 +38,19 @@ fn unknown_field_is_located() {
     );
     assert_eq!((e.line, e.col), (7, 42), "{e}");
     assert!(e.message.contains("unknown field `bogus`"), "{e}");
-    assert!(e.to_string().ends_with(&format!(":7:42: {}", e.message)), "{e}");
+    assert!(
+        e.to_string().ends_with(&format!(":7:42: {}", e.message)),
+        "{e}"
+    );
 }
 
 #[test]
 fn unknown_step_is_located() {
-    let e = load_err("unknown_step", "s2.yaml", &format!("id: s2\n{HEAD}steps:\n  - teleport: {{}}\n"));
+    let e = load_err(
+        "unknown_step",
+        "s2.yaml",
+        &format!("id: s2\n{HEAD}steps:\n  - teleport: {{}}\n"),
+    );
     assert_eq!(e.line, 7, "{e}");
     assert!(e.message.contains("teleport"), "{e}");
 }
@@ -82,7 +91,11 @@ fn bad_body_field_is_refused() {
         &format!("id: s6\n{HEAD}steps:\n  - send: {{ api: PushConfig, version: 0, body: {{ Configz: [] }} }}\n"),
     );
     assert_eq!(e.line, 7);
-    assert!(e.message.starts_with("body of PushConfig: unknown field `Configz`"), "{e}");
+    assert!(
+        e.message
+            .starts_with("body of PushConfig: unknown field `Configz`"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -122,10 +135,18 @@ fn duplicate_ids_across_folders_are_refused() {
     let root = dir("dupes");
     write(&root, "d1.yaml", &format!("id: d1\n{HEAD}steps: []\n"));
     std::fs::create_dir_all(root.join("other")).unwrap();
-    std::fs::write(root.join("other/d1.yaml"), format!("id: d1\n{HEAD}steps: []\n")).unwrap();
+    std::fs::write(
+        root.join("other/d1.yaml"),
+        format!("id: d1\n{HEAD}steps: []\n"),
+    )
+    .unwrap();
     let errs = load_dir(&root).expect_err("duplicate");
     assert_eq!(errs.len(), 1);
-    assert!(errs[0].message.starts_with("duplicate id \"d1\""), "{}", errs[0]);
+    assert!(
+        errs[0].message.starts_with("duplicate id \"d1\""),
+        "{}",
+        errs[0]
+    );
 }
 
 #[test]
@@ -140,14 +161,24 @@ fn a_valid_file_loads_with_its_area_and_step_locations() {
     assert_eq!(all.len(), 1);
     assert_eq!(all[0].area, "area");
     assert_eq!(all[0].file.steps.len(), 2);
-    assert!(all[0].step_location(1).ends_with("area/ok.yaml:9:5"), "{}", all[0].step_location(1));
+    assert!(
+        all[0].step_location(1).ends_with("area/ok.yaml:9:5"),
+        "{}",
+        all[0].step_location(1)
+    );
 }
 
 #[test]
 fn the_real_suite_loads() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
     let all = load_dir(&root).unwrap_or_else(|errs| {
-        panic!("{}", errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))
+        panic!(
+            "{}",
+            errs.iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
     });
     assert!(!all.is_empty());
 }

@@ -19,7 +19,9 @@ use kipcheck::scenario::{load_dir, Role, Scenario};
 use serde_json::Value;
 
 fn dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("suite_runner").join(name);
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("suite_runner")
+        .join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(d.join("area")).expect("mkdir");
     d
@@ -28,8 +30,11 @@ fn dir(name: &str) -> PathBuf {
 fn scenarios(name: &str, files: &[(&str, &str)]) -> Vec<Scenario> {
     let root = dir(name);
     for (id, body) in files {
-        std::fs::write(root.join("area").join(format!("{id}.yaml")), format!("id: {id}\n{body}"))
-            .expect("write");
+        std::fs::write(
+            root.join("area").join(format!("{id}.yaml")),
+            format!("id: {id}\n{body}"),
+        )
+        .expect("write");
     }
     load_dir(&root).unwrap_or_else(|e| panic!("{e:?}"))
 }
@@ -62,7 +67,11 @@ fn options(seed: u64) -> RunOptions {
     }
 }
 
-async fn run(target: Arc<dyn Target>, s: Vec<Scenario>, o: &RunOptions) -> (Vec<ScenarioResult>, Summary, Vec<RunEvent>) {
+async fn run(
+    target: Arc<dyn Target>,
+    s: Vec<Scenario>,
+    o: &RunOptions,
+) -> (Vec<ScenarioResult>, Summary, Vec<RunEvent>) {
     let mut events = Vec::new();
     let mut sink = |e: &RunEvent| events.push(e.clone());
     let (r, sum) = run_suite(target, s, o, &mut sink).await;
@@ -81,12 +90,28 @@ async fn verdicts_and_event_stream() {
     assert_eq!(f.verdict, Verdict::Failed);
     let failure = f.failure.as_ref().expect("failure");
     assert_eq!(failure.step, Some(1));
-    assert!(failure.location.ends_with("area/f1.yaml:8:5"), "{}", failure.location);
-    assert_eq!(failure.message, "body.ErrorCode: expected INVALID_REQUEST (42), got 0 (NONE)");
-    assert_eq!(f.reproduce, "kipcheck run --target reference --seed 7 --id f1");
+    assert!(
+        failure.location.ends_with("area/f1.yaml:8:5"),
+        "{}",
+        failure.location
+    );
+    assert_eq!(
+        failure.message,
+        "body.ErrorCode: expected INVALID_REQUEST (42), got 0 (NONE)"
+    );
+    assert_eq!(
+        f.reproduce,
+        "kipcheck run --target reference --seed 7 --id f1"
+    );
     assert!(matches!(events.first(), Some(RunEvent::Started(_))));
     assert!(matches!(events.last(), Some(RunEvent::Finished { .. })));
-    assert_eq!(events.iter().filter(|e| matches!(e, RunEvent::ScenarioFinished(_))).count(), 2);
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, RunEvent::ScenarioFinished(_)))
+            .count(),
+        2
+    );
 }
 
 #[tokio::test]
@@ -98,18 +123,32 @@ async fn missing_capabilities_are_unsupported_not_failed() {
             "broker-only".into()
         }
         fn capabilities(&self) -> Capabilities {
-            Capabilities { roles: vec![Role::Broker], capabilities: vec![] }
+            Capabilities {
+                roles: vec![Role::Broker],
+                capabilities: vec![],
+            }
         }
         async fn open(&self, c: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
             ReferenceTarget.open(c).await
         }
     }
-    let with_event = format!("{PASSING}  - expect_event: {{ event: {{ event: api_versions_answered }} }}\n");
+    let with_event =
+        format!("{PASSING}  - expect_event: {{ event: {{ event: api_versions_answered }} }}\n");
     let client = "title: c\nkip: KIP-1324\ngrade: MUST\nroles: [client]\nsetup: { client: { type: admin } }\nsteps: [start]\n";
-    let s = scenarios("unsupported", &[("u1", &with_event), ("u2", client), ("p1", PASSING)]);
+    let s = scenarios(
+        "unsupported",
+        &[("u1", &with_event), ("u2", client), ("p1", PASSING)],
+    );
     let (results, summary, _) = run(Arc::new(BrokerOnly), s, &options(1)).await;
     assert_eq!((summary.passed, summary.unsupported), (1, 2));
-    let reason = |id: &str| results.iter().find(|r| r.id == id).unwrap().unsupported_reason.clone();
+    let reason = |id: &str| {
+        results
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap()
+            .unsupported_reason
+            .clone()
+    };
     assert_eq!(reason("u1").as_deref(), Some("target lacks events"));
     assert_eq!(reason("u2").as_deref(), Some("target does not play client"));
 }
@@ -187,22 +226,36 @@ async fn a_panicking_target_is_an_errored_verdict() {
     let s = scenarios("panic", &[("x1", PASSING)]);
     let (results, summary, _) = run(Arc::new(Broken { panic: true }), s, &options(1)).await;
     assert_eq!(summary.errored, 1);
-    assert_eq!(results[0].failure.as_ref().unwrap().message, "the target panicked");
+    assert_eq!(
+        results[0].failure.as_ref().unwrap().message,
+        "the target panicked"
+    );
 }
 
 #[tokio::test]
 async fn baseline_expected_failure_stale_entry_and_different_failure() {
-    let s = scenarios("baseline", &[("p1", PASSING), ("f1", FAILING), ("f2", FAILING)]);
+    let s = scenarios(
+        "baseline",
+        &[("p1", PASSING), ("f1", FAILING), ("f2", FAILING)],
+    );
     let mut o = options(3);
     o.baseline = Some(Baseline {
         expected_failures: vec![
-            BaselineEntry { id: "p1".into(), reason: "was broken".into(), message: None },
+            BaselineEntry {
+                id: "p1".into(),
+                reason: "was broken".into(),
+                message: None,
+            },
             BaselineEntry {
                 id: "f1".into(),
                 reason: "known".into(),
                 message: Some("body.ErrorCode: expected INVALID_REQUEST (42), got 0 (NONE)".into()),
             },
-            BaselineEntry { id: "f2".into(), reason: "known".into(), message: Some("something else".into()) },
+            BaselineEntry {
+                id: "f2".into(),
+                reason: "known".into(),
+                message: Some("something else".into()),
+            },
         ],
     });
     let (results, summary, _) = run(Arc::new(ReferenceTarget), s, &o).await;
@@ -210,13 +263,29 @@ async fn baseline_expected_failure_stale_entry_and_different_failure() {
     assert_eq!(v("p1"), Verdict::UnexpectedPass);
     assert_eq!(v("f1"), Verdict::ExpectedFailure);
     assert_eq!(v("f2"), Verdict::Failed);
-    assert_eq!((summary.unexpected_passes, summary.expected_failures, summary.failed), (1, 1, 1));
+    assert_eq!(
+        (
+            summary.unexpected_passes,
+            summary.expected_failures,
+            summary.failed
+        ),
+        (1, 1, 1)
+    );
     assert!(!summary.is_green(), "a stale entry fails the run");
     let f2 = results.iter().find(|r| r.id == "f2").unwrap();
-    assert!(f2.failure.as_ref().unwrap().message.ends_with("(baseline expected: something else)"));
+    assert!(f2
+        .failure
+        .as_ref()
+        .unwrap()
+        .message
+        .ends_with("(baseline expected: something else)"));
     // A baseline written from this run lists exactly the failures, with their messages.
     let written = Baseline::from_results(&results, "r");
-    let ids: Vec<&str> = written.expected_failures.iter().map(|e| e.id.as_str()).collect();
+    let ids: Vec<&str> = written
+        .expected_failures
+        .iter()
+        .map(|e| e.id.as_str())
+        .collect();
     assert_eq!(ids, ["f1", "f2"]);
     let reloaded: Baseline = serde_saphyr::from_str(&written.to_yaml()).expect("round trip");
     assert_eq!(reloaded, written);
@@ -224,8 +293,13 @@ async fn baseline_expected_failure_stale_entry_and_different_failure() {
 
 #[test]
 fn partitions_are_stable_disjoint_and_complete() {
-    let files: Vec<(String, String)> = (0..20).map(|i| (format!("s{i:02}"), PASSING.to_string())).collect();
-    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let files: Vec<(String, String)> = (0..20)
+        .map(|i| (format!("s{i:02}"), PASSING.to_string()))
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
     let all = scenarios("partitions", &refs);
     for kind in ["hash", "count"] {
         let mut seen = Vec::new();
@@ -250,7 +324,7 @@ fn partitions_are_stable_disjoint_and_complete() {
         .collect();
     let expected: Vec<String> = (0..20)
         .map(|i| format!("s{i:02}"))
-        .filter(|id| kipcheck::runner::fnv1a64(id) % 3 == 0)
+        .filter(|id| kipcheck::runner::fnv1a64(id).is_multiple_of(3))
         .collect();
     assert_eq!(hash1, expected);
     assert!("hash:0/3".parse::<Partition>().is_err());
@@ -261,14 +335,45 @@ fn partitions_are_stable_disjoint_and_complete() {
 #[test]
 fn filters_by_glob_kip_tag_and_grade() {
     let tagged = PASSING.replace("roles: [broker]", "roles: [broker]\ntags: [boundary]");
-    let should = PASSING.replace("grade: MUST", "grade: SHOULD").replace("KIP-1324", "KIP-1326");
-    let all = scenarios("filters", &[("size-a", &tagged), ("size-b", PASSING), ("other", &should)]);
-    let ids = |f: Filters| -> Vec<String> { select(all.clone(), &f, None).into_iter().map(|s| s.file.id).collect() };
-    assert_eq!(ids(Filters { ids: vec!["size-*".into()], ..Default::default() }), ["size-a", "size-b"]);
-    assert_eq!(ids(Filters { kips: vec!["1326".into()], ..Default::default() }), ["other"]);
-    assert_eq!(ids(Filters { tags: vec!["boundary".into()], ..Default::default() }), ["size-a"]);
+    let should = PASSING
+        .replace("grade: MUST", "grade: SHOULD")
+        .replace("KIP-1324", "KIP-1326");
+    let all = scenarios(
+        "filters",
+        &[("size-a", &tagged), ("size-b", PASSING), ("other", &should)],
+    );
+    let ids = |f: Filters| -> Vec<String> {
+        select(all.clone(), &f, None)
+            .into_iter()
+            .map(|s| s.file.id)
+            .collect()
+    };
     assert_eq!(
-        ids(Filters { grade: Some(kipcheck::runner::Grade::Should), ..Default::default() }),
+        ids(Filters {
+            ids: vec!["size-*".into()],
+            ..Default::default()
+        }),
+        ["size-a", "size-b"]
+    );
+    assert_eq!(
+        ids(Filters {
+            kips: vec!["1326".into()],
+            ..Default::default()
+        }),
+        ["other"]
+    );
+    assert_eq!(
+        ids(Filters {
+            tags: vec!["boundary".into()],
+            ..Default::default()
+        }),
+        ["size-a"]
+    );
+    assert_eq!(
+        ids(Filters {
+            grade: Some(kipcheck::runner::Grade::Should),
+            ..Default::default()
+        }),
         ["other"]
     );
 }
@@ -299,15 +404,33 @@ steps:
 async fn the_whole_suite_passes_against_the_reference() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
     let all = load_dir(&root).unwrap_or_else(|errs| {
-        panic!("{}", errs.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"))
+        panic!(
+            "{}",
+            errs.iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
     });
     let n = all.len();
     let (results, summary, _) = run(Arc::new(ReferenceTarget), all, &options(0x6b69_7063)).await;
     let bad: Vec<String> = results
         .iter()
         .filter(|r| r.verdict != Verdict::Passed)
-        .map(|r| format!("{} {:?}: {:?}", r.id, r.verdict, r.failure.as_ref().map(|f| &f.message)))
+        .map(|r| {
+            format!(
+                "{} {:?}: {:?}",
+                r.id,
+                r.verdict,
+                r.failure.as_ref().map(|f| &f.message)
+            )
+        })
         .collect();
-    assert!(bad.is_empty(), "{} of {n} did not pass:\n{}", bad.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} of {n} did not pass:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
     assert_eq!(summary.passed, n);
 }

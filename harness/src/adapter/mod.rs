@@ -6,6 +6,6 @@ pub mod target;
 
 pub use reference::{ReferenceSession, ReferenceTarget};
 pub use target::{
-    AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig,
-    Target, EMULATED_CONTROLLER_NODE,
+    AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
+    EMULATED_CONTROLLER_NODE,
 };

@@ -9,12 +9,12 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::target::{
-    AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig,
-    Target, EMULATED_CONTROLLER_NODE,
+    AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
+    EMULATED_CONTROLLER_NODE,
 };
 use crate::codec::{
-    self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, Message, ProvisionalNumbers, Reader,
-    RequestBody, RequestHeader, ResponseBody, ResponseHeader,
+    self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, Message, ProvisionalNumbers, Reader, RequestBody,
+    RequestHeader, ResponseBody, ResponseHeader,
 };
 use crate::model::{
     BrokerModel, BrokerReply, BrokerRequest, ClientInput, ClientModel, ClientOutput,
@@ -115,12 +115,15 @@ impl ReferenceSession {
             _ => None,
         };
         let broker = if roles.contains(&Role::Broker) {
-            let b = setup.broker.clone().unwrap_or(crate::scenario::BrokerSetup {
-                policy: Some(crate::model::PolicyVerdict::Accept),
-                client_config_max_bytes: None,
-                throttle_time_ms: 0,
-                server_properties: BTreeMap::new(),
-            });
+            let b = setup
+                .broker
+                .clone()
+                .unwrap_or(crate::scenario::BrokerSetup {
+                    policy: Some(crate::model::PolicyVerdict::Accept),
+                    client_config_max_bytes: None,
+                    throttle_time_ms: 0,
+                    server_properties: BTreeMap::new(),
+                });
             Some(BrokerModel::new(b.settings(1), &profile).map_err(|e| setup_err(&e))?)
         } else {
             None
@@ -129,7 +132,7 @@ impl ReferenceSession {
         let controller = match &setup.controller {
             Some(c) if roles.contains(&Role::Controller) => {
                 for v in &c.mv_validators {
-                    if defs.broker.get(&v.key).is_none() && defs.topic.get(&v.key).is_none() {
+                    if !defs.broker.contains_key(&v.key) && !defs.topic.contains_key(&v.key) {
                         return Err(AdapterError::Setup(format!(
                             "mv_validators: no definition named {:?}",
                             v.key
@@ -207,7 +210,9 @@ impl ReferenceSession {
                         at_ms: self.now.0,
                     });
                 }
-                ClientOutput::ReleaseUserRequest { id } => self.releases.push_back((id, self.now.0)),
+                ClientOutput::ReleaseUserRequest { id } => {
+                    self.releases.push_back((id, self.now.0))
+                }
                 ClientOutput::WakeAt(t) => {
                     self.wakes.insert(t);
                 }
@@ -267,11 +272,12 @@ impl ReferenceSession {
         self.conns.entry(conn).or_default().push_back(out);
     }
 
-    fn to_controller(&mut self, conn: u32, frame: &[u8]) {
-        let decoded = match codec::decode_request_frame(frame, DEFAULT_MAX_FRAME_SIZE, &self.numbers) {
-            Ok(d) => d,
-            Err(_) => return self.push(conn, ConnOutput::Closed),
-        };
+    fn route_to_controller(&mut self, conn: u32, frame: &[u8]) {
+        let decoded =
+            match codec::decode_request_frame(frame, DEFAULT_MAX_FRAME_SIZE, &self.numbers) {
+                Ok(d) => d,
+                Err(_) => return self.push(conn, ConnOutput::Closed),
+            };
         let version = decoded.header.request_api_version;
         let corr = decoded.header.correlation_id;
         let now = self.now;
@@ -297,7 +303,7 @@ impl ReferenceSession {
         self.respond_frame(conn, corr, version, body);
     }
 
-    fn to_broker(&mut self, conn: u32, frame: &[u8]) {
+    fn route_to_broker(&mut self, conn: u32, frame: &[u8]) {
         let parsed = (|| {
             let (payload, used) = codec::split_frame(frame, DEFAULT_MAX_FRAME_SIZE).ok()?;
             if used != frame.len() {
@@ -369,7 +375,11 @@ fn controller_api_versions() -> codec::ApiVersionsResponse {
 fn logged_json(e: &LoggedEvent) -> Value {
     let mut v = serde_json::to_value(&e.event).unwrap_or(Value::Null);
     if let Value::Object(map) = &mut v {
-        let key = if map.contains_key("at") { "logged_at" } else { "at" };
+        let key = if map.contains_key("at") {
+            "logged_at"
+        } else {
+            "at"
+        };
         map.insert(key.into(), Value::from(e.at.0));
     }
     v
@@ -383,16 +393,17 @@ impl Session for ReferenceSession {
             return Ok(());
         }
         // Route by API: controller APIs go to the controller when the scenario tests one.
-        let key = frame
-            .get(4..6)
-            .map(|b| self.numbers.canonical_api_key(ApiKey(i16::from_be_bytes([b[0], b[1]]))));
+        let key = frame.get(4..6).map(|b| {
+            self.numbers
+                .canonical_api_key(ApiKey(i16::from_be_bytes([b[0], b[1]])))
+        });
         let to_controller = self.roles.contains(&Role::Controller)
             && (!self.roles.contains(&Role::Broker)
                 || key.is_some_and(|k| CONTROLLER_APIS.contains(&k)));
         if to_controller {
-            self.to_controller(conn, &frame);
+            self.route_to_controller(conn, &frame);
         } else {
-            self.to_broker(conn, &frame);
+            self.route_to_broker(conn, &frame);
         }
         Ok(())
     }
@@ -425,7 +436,9 @@ impl Session for ReferenceSession {
                 controller_max_version,
             } => {
                 let Some(b) = self.broker.as_ref() else {
-                    return Err(AdapterError::Unsupported("no broker in this scenario".into()));
+                    return Err(AdapterError::Unsupported(
+                        "no broker in this scenario".into(),
+                    ));
                 };
                 let (version, body) = b.registration_request(controller_max_version);
                 let header = RequestHeader {
@@ -454,7 +467,9 @@ impl Session for ReferenceSession {
             }
             PeerAction::Failover => {
                 let Some(c) = self.controller.as_ref() else {
-                    return Err(AdapterError::Unsupported("no controller in this scenario".into()));
+                    return Err(AdapterError::Unsupported(
+                        "no controller in this scenario".into(),
+                    ));
                 };
                 let log = c.metadata_log().to_vec();
                 let replayed = ControllerModel::replay(&self.profile, self.defs.clone(), &log)
@@ -478,8 +493,11 @@ impl Session for ReferenceSession {
                 "no request from the target to node {node} awaits an answer"
             )));
         };
-        let decoded = codec::decode_response_frame(&frame, DEFAULT_MAX_FRAME_SIZE, p.api_key, p.version)
-            .map_err(|e| AdapterError::Crashed(format!("kipcheck's own response does not decode: {e}")))?;
+        let decoded =
+            codec::decode_response_frame(&frame, DEFAULT_MAX_FRAME_SIZE, p.api_key, p.version)
+                .map_err(|e| {
+                    AdapterError::Crashed(format!("kipcheck's own response does not decode: {e}"))
+                })?;
         if node == EMULATED_CONTROLLER_NODE {
             return Ok(());
         }

@@ -33,7 +33,12 @@ impl Capabilities {
         let caps: Vec<String> = needs
             .iter()
             .filter(|c| !self.capabilities.contains(c))
-            .map(|c| serde_json::to_value(c).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default())
+            .map(|c| {
+                serde_json::to_value(c)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            })
             .collect();
         match (roles.is_empty(), caps.is_empty()) {
             (true, true) => None,

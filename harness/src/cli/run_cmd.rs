@@ -94,7 +94,10 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             for e in &errors {
                 eprintln!("{e}");
             }
-            eprintln!("kipcheck: {} scenario file(s) could not be loaded", errors.len());
+            eprintln!(
+                "kipcheck: {} scenario file(s) could not be loaded",
+                errors.len()
+            );
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     };
@@ -148,7 +151,11 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &a.write_baseline {
         let b = Baseline::from_results(&results, &format!("recorded from run seed {seed}"));
         std::fs::write(path, b.to_yaml())?;
-        eprintln!("kipcheck: wrote {} expected failure(s) to {}", b.expected_failures.len(), path.display());
+        eprintln!(
+            "kipcheck: wrote {} expected failure(s) to {}",
+            b.expected_failures.len(),
+            path.display()
+        );
     }
     if summary.unexpected_passes > 0 {
         eprintln!(
@@ -177,8 +184,13 @@ fn generated_seed() -> u64 {
 }
 
 fn command_line(a: &RunArgs, seed: u64) -> String {
-    let mut c = vec!["kipcheck".to_string(), "run".into(), "--target".into(), a.target.clone()];
-    if a.scenarios != PathBuf::from("scenarios") {
+    let mut c = vec![
+        "kipcheck".to_string(),
+        "run".into(),
+        "--target".into(),
+        a.target.clone(),
+    ];
+    if a.scenarios != std::path::Path::new("scenarios") {
         c.push("--scenarios".into());
         c.push(a.scenarios.display().to_string());
     }

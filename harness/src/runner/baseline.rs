@@ -87,7 +87,10 @@ impl Baseline {
     }
 
     /// A baseline listing every failed scenario of a run, with its message.
-    pub fn from_results<'a>(results: impl IntoIterator<Item = &'a ScenarioResult>, reason: &str) -> Self {
+    pub fn from_results<'a>(
+        results: impl IntoIterator<Item = &'a ScenarioResult>,
+        reason: &str,
+    ) -> Self {
         let mut expected_failures: Vec<BaselineEntry> = results
             .into_iter()
             .filter(|r| matches!(r.verdict, Verdict::Failed | Verdict::ExpectedFailure))

@@ -8,9 +8,9 @@ use serde::Serialize;
 pub const FORMAT_VERSION: u32 = 1;
 
 /// Severity of a requirement a scenario checks.
-#[derive(schemars::JsonSchema)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
+#[derive(schemars::JsonSchema)]
 pub enum Grade {
     /// A MUST of the KIP: a failure is a finding.
     Must,

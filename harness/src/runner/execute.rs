@@ -13,13 +13,13 @@ use crate::adapter::{
     AdapterError, ConnOutput, PeerAction, Session, SessionConfig, Target, EMULATED_CONTROLLER_NODE,
 };
 use crate::codec::{
-    self, limits::DEFAULT_MAX_FRAME_SIZE, push_config_request, to_hex, ApiKey, ErrorCode,
-    Message, ProvisionalNumbers, PushConfigRequest, RequestBody, RequestHeader, ResponseBody,
+    self, limits::DEFAULT_MAX_FRAME_SIZE, push_config_request, to_hex, ApiKey, ErrorCode, Message,
+    ProvisionalNumbers, PushConfigRequest, RequestBody, RequestHeader, ResponseBody,
     ResponseHeader,
 };
 use crate::model::{classify, client_definitions, SpecProfile};
-use crate::scenario::matcher::{compare, render};
 use crate::scenario::load::{request_body, response_body};
+use crate::scenario::matcher::{compare, render};
 use crate::scenario::{Fill, MatchMode, Outcome, Scenario, Step};
 
 /// How a scenario ended.
@@ -120,8 +120,12 @@ struct Received {
     correlation_id: i32,
 }
 
-/// A step's failure before location and redaction are added.
-struct StepFail {
+/// A step's failure before location and redaction are added (boxed: it is large and only
+/// built on the failure path).
+type StepFail = Box<StepFailure>;
+
+/// The contents of a [`StepFail`].
+struct StepFailure {
     message: String,
     expected: Option<String>,
     actual: Option<String>,
@@ -130,22 +134,22 @@ struct StepFail {
     errored: bool,
 }
 
-impl StepFail {
-    fn msg(message: impl Into<String>) -> Self {
-        Self {
+impl StepFailure {
+    fn msg(message: impl Into<String>) -> StepFail {
+        Box::new(Self {
             message: message.into(),
             expected: None,
             actual: None,
             mismatches: Vec::new(),
             raw_hex: None,
             errored: false,
-        }
+        })
     }
 }
 
 impl From<AdapterError> for StepFail {
     fn from(e: AdapterError) -> Self {
-        let mut f = StepFail::msg(e.to_string());
+        let mut f = StepFailure::msg(e.to_string());
         f.errored = true;
         f
     }
@@ -277,7 +281,9 @@ pub fn fill_push_config(fill: &Fill) -> Result<PushConfigRequest, String> {
     // Whole entries of up to 8000 value bytes, then one entry tuned to hit the size exactly.
     loop {
         let mut trial = req.clone();
-        trial.configs.push(entry(format!("kipcheck.fill.{}", req.configs.len()), 8000));
+        trial
+            .configs
+            .push(entry(format!("kipcheck.fill.{}", req.configs.len()), 8000));
         if size(&trial) + 64 > fill.size {
             break;
         }
@@ -309,7 +315,10 @@ pub fn fill_push_config(fill: &Fill) -> Result<PushConfigRequest, String> {
     if req.configs.is_empty() && size(&req) == fill.size {
         return Ok(req);
     }
-    Err(format!("cannot build a PushConfig of exactly {} bytes", fill.size))
+    Err(format!(
+        "cannot build a PushConfig of exactly {} bytes",
+        fill.size
+    ))
 }
 
 impl Exec<'_> {
@@ -321,8 +330,11 @@ impl Exec<'_> {
         match step {
             Step::Send(s) => {
                 let body = match &s.fill {
-                    Some(fill) => RequestBody::PushConfig(fill_push_config(fill).map_err(StepFail::msg)?),
-                    None => request_body(&s.api, s.body.as_ref(), &self.numbers).map_err(StepFail::msg)?,
+                    Some(fill) => {
+                        RequestBody::PushConfig(fill_push_config(fill).map_err(StepFailure::msg)?)
+                    }
+                    None => request_body(&s.api, s.body.as_ref(), &self.numbers)
+                        .map_err(StepFailure::msg)?,
                 };
                 let header = RequestHeader {
                     request_api_key: self.wire(body.api_key()).0,
@@ -332,7 +344,7 @@ impl Exec<'_> {
                     ..Default::default()
                 };
                 let frame = codec::encode_request_frame(&header, &body, &self.numbers)
-                    .map_err(|e| StepFail::msg(format!("cannot encode the request: {e}")))?;
+                    .map_err(|e| StepFailure::msg(format!("cannot encode the request: {e}")))?;
                 self.sent.entry(s.conn).or_default().push_back(Sent {
                     api_key: body.api_key(),
                     version: s.version,
@@ -342,10 +354,10 @@ impl Exec<'_> {
                 self.session.send(s.conn, frame).await?;
             }
             Step::SendRaw(s) => {
-                let frame = codec::from_hex(&s.hex).ok_or_else(|| StepFail::msg("bad hex"))?;
+                let frame = codec::from_hex(&s.hex).ok_or_else(|| StepFailure::msg("bad hex"))?;
                 if let (Some(api), Some(version)) = (&s.api, s.version) {
                     let info = ResponseBody::info_by_name(api)
-                        .ok_or_else(|| StepFail::msg(format!("unknown API {api}")))?;
+                        .ok_or_else(|| StepFailure::msg(format!("unknown API {api}")))?;
                     let corr = frame
                         .get(8..12)
                         .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
@@ -368,13 +380,19 @@ impl Exec<'_> {
                     Some(ConnOutput::Closed) => {}
                     Some(ConnOutput::Frame(f)) => {
                         let actual = self.describe_frame(e.conn, &f);
-                        let mut fail = StepFail::msg("expected the connection to close, but the target answered");
+                        let mut fail = StepFailure::msg(
+                            "expected the connection to close, but the target answered",
+                        );
                         fail.expected = Some("connection closed\n".into());
                         fail.actual = Some(actual);
                         fail.raw_hex = Some(to_hex(&f));
                         return Err(fail);
                     }
-                    None => return Err(StepFail::msg("expected the connection to close, but it stayed open with no answer")),
+                    None => {
+                        return Err(StepFailure::msg(
+                            "expected the connection to close, but it stayed open with no answer",
+                        ))
+                    }
                 }
             }
             Step::ExpectOneOf(outcomes) => {
@@ -385,7 +403,8 @@ impl Exec<'_> {
                         (Outcome::Close(_), Some(ConnOutput::Closed)) => return Ok(()),
                         (Outcome::Response(r), Some(ConnOutput::Frame(_))) => {
                             let saved = self.sent.clone();
-                            match self.check_response(r.conn, out.clone(), r.body.as_ref(), r.mode) {
+                            match self.check_response(r.conn, out.clone(), r.body.as_ref(), r.mode)
+                            {
                                 Ok(()) => return Ok(()),
                                 Err(f) => {
                                     self.sent = saved;
@@ -397,7 +416,8 @@ impl Exec<'_> {
                         (Outcome::Response(_), _) => reasons.push("no response".into()),
                     }
                 }
-                let mut fail = StepFail::msg(format!("no acceptable outcome: {}", reasons.join("; ")));
+                let mut fail =
+                    StepFailure::msg(format!("no acceptable outcome: {}", reasons.join("; ")));
                 if let Some(ConnOutput::Frame(f)) = &out {
                     fail.actual = Some(self.describe_frame(0, f));
                     fail.raw_hex = Some(to_hex(f));
@@ -418,7 +438,9 @@ impl Exec<'_> {
                 self.session.act(PeerAction::Timeout(*node)).await?
             }
             Step::UserRequest { id } => self.session.act(PeerAction::UserRequest(*id)).await?,
-            Step::Register { controller_max_version } => {
+            Step::Register {
+                controller_max_version,
+            } => {
                 self.session
                     .act(PeerAction::Register {
                         controller_max_version: *controller_max_version,
@@ -429,7 +451,7 @@ impl Exec<'_> {
             Step::Advance { ms } => self.session.advance(*ms).await?,
             Step::ExpectRequest(e) => {
                 let Some(req) = self.session.next_request(e.within_ms).await? else {
-                    return Err(StepFail::msg(format!(
+                    return Err(StepFailure::msg(format!(
                         "no request within {} ms (expected {})",
                         e.within_ms, e.api
                     )));
@@ -437,7 +459,7 @@ impl Exec<'_> {
                 let (node, api_key, version, body_json) = self.take_request(&req)?;
                 let want = RequestBody::info_by_name(&e.api).map(|i| i.api_key);
                 if Some(api_key) != want {
-                    let mut fail = StepFail::msg(format!(
+                    let mut fail = StepFailure::msg(format!(
                         "expected a {} request, the target sent {} to node {node}",
                         e.api,
                         RequestBody::info(api_key).map_or("an unknown API", |i| i.name)
@@ -466,7 +488,13 @@ impl Exec<'_> {
                 }
                 if let Some(p) = &e.after_ms {
                     let after = req.at_ms.saturating_sub(self.last_step_end);
-                    mismatches.extend(compare(p, Some(&Value::from(after)), MatchMode::Subset, &self.numbers, "after_ms"));
+                    mismatches.extend(compare(
+                        p,
+                        Some(&Value::from(after)),
+                        MatchMode::Subset,
+                        &self.numbers,
+                        "after_ms",
+                    ));
                 }
                 if let Some(p) = &e.body {
                     mismatches.extend(compare(p, Some(&body_json), e.mode, &self.numbers, "body"));
@@ -477,15 +505,16 @@ impl Exec<'_> {
             }
             Step::Respond(r) => {
                 let Some(req) = self.received.get_mut(&r.to).and_then(VecDeque::pop_front) else {
-                    return Err(StepFail::msg(format!(
+                    return Err(StepFailure::msg(format!(
                         "respond: the target has no unanswered request to node {}",
                         r.to
                     )));
                 };
                 let info = ResponseBody::info(req.api_key)
-                    .ok_or_else(|| StepFail::msg("respond: unknown API"))?;
+                    .ok_or_else(|| StepFailure::msg("respond: unknown API"))?;
                 let body = match &r.body {
-                    Some(b) => response_body(info.name, Some(b), &self.numbers).map_err(StepFail::msg)?,
+                    Some(b) => response_body(info.name, Some(b), &self.numbers)
+                        .map_err(StepFailure::msg)?,
                     None => self.default_response(r.to, req.api_key),
                 };
                 let header = ResponseHeader {
@@ -493,7 +522,7 @@ impl Exec<'_> {
                     ..Default::default()
                 };
                 let frame = codec::encode_response_frame(&header, &body, req.version)
-                    .map_err(|e| StepFail::msg(format!("respond: cannot encode: {e}")))?;
+                    .map_err(|e| StepFailure::msg(format!("respond: cannot encode: {e}")))?;
                 self.session.respond(r.to, frame).await?;
             }
             Step::ExpectNoRequest(e) => {
@@ -508,7 +537,7 @@ impl Exec<'_> {
                         RequestBody::info_by_name(a).map(|i| i.api_key) == Some(api_key)
                     });
                     if api_ok && e.from.is_none_or(|f| f == node) {
-                        let mut fail = StepFail::msg(format!(
+                        let mut fail = StepFailure::msg(format!(
                             "expected no request, but the target sent {} to node {node} after {} ms",
                             RequestBody::info(api_key).map_or("?", |i| i.name),
                             req.at_ms.saturating_sub(self.last_step_end)
@@ -523,7 +552,7 @@ impl Exec<'_> {
             }
             Step::ExpectReleased(e) => {
                 let Some((id, at)) = self.session.next_release(e.within_ms).await? else {
-                    return Err(StepFail::msg(format!(
+                    return Err(StepFailure::msg(format!(
                         "user request {} not released within {} ms",
                         e.id, e.within_ms
                     )));
@@ -538,7 +567,13 @@ impl Exec<'_> {
                 }
                 if let Some(p) = &e.after_ms {
                     let after = at.saturating_sub(self.last_step_end);
-                    mismatches.extend(compare(p, Some(&Value::from(after)), MatchMode::Subset, &self.numbers, "after_ms"));
+                    mismatches.extend(compare(
+                        p,
+                        Some(&Value::from(after)),
+                        MatchMode::Subset,
+                        &self.numbers,
+                        "after_ms",
+                    ));
                 }
                 if !mismatches.is_empty() {
                     return Err(self.mismatch_fail(mismatches, None, &Value::Null));
@@ -548,7 +583,15 @@ impl Exec<'_> {
                 let events = self.session.events();
                 let mut matched = Vec::new();
                 for (i, ev) in events.iter().enumerate().skip(self.event_cursor) {
-                    if compare(&e.event, Some(ev), MatchMode::Subset, &self.numbers, "event").is_empty() {
+                    if compare(
+                        &e.event,
+                        Some(ev),
+                        MatchMode::Subset,
+                        &self.numbers,
+                        "event",
+                    )
+                    .is_empty()
+                    {
                         matched.push(i);
                     }
                 }
@@ -558,9 +601,10 @@ impl Exec<'_> {
                 };
                 if !ok {
                     let kind = e.event.get("event").map(render).unwrap_or_default();
-                    let mut fail = StepFail::msg(format!(
+                    let mut fail = StepFailure::msg(format!(
                         "expected {} event(s) matching {}, found {}",
-                        e.count.map_or("at least one".to_string(), |n| n.to_string()),
+                        e.count
+                            .map_or("at least one".to_string(), |n| n.to_string()),
                         render(&e.event),
                         matched.len()
                     ));
@@ -573,7 +617,13 @@ impl Exec<'_> {
                     fail.actual = Some(yaml(&same_kind));
                     // The closest event of that kind, for a field-by-field diff.
                     if let Some(first) = same_kind.first() {
-                        fail.mismatches = compare(&e.event, Some(first), MatchMode::Subset, &self.numbers, "event");
+                        fail.mismatches = compare(
+                            &e.event,
+                            Some(first),
+                            MatchMode::Subset,
+                            &self.numbers,
+                            "event",
+                        );
                     }
                     return Err(fail);
                 }
@@ -586,7 +636,8 @@ impl Exec<'_> {
                 if let Some(ev) = events.iter().find(|ev| {
                     compare(event, Some(ev), MatchMode::Subset, &self.numbers, "event").is_empty()
                 }) {
-                    let mut fail = StepFail::msg(format!("an event matching {} occurred", render(event)));
+                    let mut fail =
+                        StepFailure::msg(format!("an event matching {} occurred", render(event)));
                     fail.expected = Some("no such event\n".into());
                     fail.actual = Some(yaml(ev));
                     return Err(fail);
@@ -601,19 +652,30 @@ impl Exec<'_> {
         &mut self,
         req: &crate::adapter::OutRequest,
     ) -> Result<(i32, ApiKey, i16, Value), StepFail> {
-        let decoded = codec::decode_request_frame(&req.frame, DEFAULT_MAX_FRAME_SIZE, &self.numbers)
-            .map_err(|e| {
-                let mut f = StepFail::msg(format!("the target sent a request that does not decode: {e}"));
-                f.raw_hex = Some(to_hex(&req.frame));
-                f
-            })?;
-        self.received.entry(req.node).or_default().push_back(Received {
-            api_key: decoded.api_key,
-            version: decoded.header.request_api_version,
-            correlation_id: decoded.header.correlation_id,
-        });
+        let decoded =
+            codec::decode_request_frame(&req.frame, DEFAULT_MAX_FRAME_SIZE, &self.numbers)
+                .map_err(|e| {
+                    let mut f = StepFailure::msg(format!(
+                        "the target sent a request that does not decode: {e}"
+                    ));
+                    f.raw_hex = Some(to_hex(&req.frame));
+                    f
+                })?;
+        self.received
+            .entry(req.node)
+            .or_default()
+            .push_back(Received {
+                api_key: decoded.api_key,
+                version: decoded.header.request_api_version,
+                correlation_id: decoded.header.correlation_id,
+            });
         let json = serde_json::to_value(&decoded.body).unwrap_or(Value::Null);
-        Ok((req.node, decoded.api_key, decoded.header.request_api_version, json))
+        Ok((
+            req.node,
+            decoded.api_key,
+            decoded.header.request_api_version,
+            json,
+        ))
     }
 
     fn default_response(&self, node: i32, api_key: ApiKey) -> ResponseBody {
@@ -628,8 +690,18 @@ impl Exec<'_> {
                     .get(&node)
                     .is_none_or(|b| b.push_config);
                 let mut keys = vec![
-                    ApiVersion { api_key: 3, min_version: 4, max_version: 13, ..Default::default() },
-                    ApiVersion { api_key: 18, min_version: 0, max_version: 4, ..Default::default() },
+                    ApiVersion {
+                        api_key: 3,
+                        min_version: 4,
+                        max_version: 13,
+                        ..Default::default()
+                    },
+                    ApiVersion {
+                        api_key: 18,
+                        min_version: 0,
+                        max_version: 4,
+                        ..Default::default()
+                    },
                 ];
                 if push {
                     keys.push(ApiVersion {
@@ -652,7 +724,8 @@ impl Exec<'_> {
                     ..Default::default()
                 })
             }
-            other => ResponseBody::default_for(other).unwrap_or(ResponseBody::PushConfig(Default::default())),
+            other => ResponseBody::default_for(other)
+                .unwrap_or(ResponseBody::PushConfig(Default::default())),
         }
     }
 
@@ -660,7 +733,12 @@ impl Exec<'_> {
         let Some(sent) = self.sent.get_mut(&conn).and_then(VecDeque::pop_front) else {
             return format!("an unexpected frame of {} bytes\n", frame.len());
         };
-        match codec::decode_response_frame(frame, DEFAULT_MAX_FRAME_SIZE, sent.api_key, sent.version) {
+        match codec::decode_response_frame(
+            frame,
+            DEFAULT_MAX_FRAME_SIZE,
+            sent.api_key,
+            sent.version,
+        ) {
             Ok(d) => yaml(&d.body),
             Err(e) => format!("an undecodable frame: {e}\n"),
         }
@@ -676,24 +754,30 @@ impl Exec<'_> {
         let frame = match out {
             Some(ConnOutput::Frame(f)) => f,
             Some(ConnOutput::Closed) => {
-                let mut f = StepFail::msg("expected a response, but the target closed the connection");
+                let mut f =
+                    StepFailure::msg("expected a response, but the target closed the connection");
                 f.expected = pattern.map(yaml);
                 f.actual = Some("connection closed\n".into());
                 return Err(f);
             }
-            None => return Err(StepFail::msg("expected a response, but none came")),
+            None => return Err(StepFailure::msg("expected a response, but none came")),
         };
         let Some(sent) = self.sent.get_mut(&conn).and_then(VecDeque::pop_front) else {
-            let mut f = StepFail::msg("the target answered a request kipcheck did not send");
+            let mut f = StepFailure::msg("the target answered a request kipcheck did not send");
             f.raw_hex = Some(to_hex(&frame));
             return Err(f);
         };
-        let decoded = codec::decode_response_frame(&frame, DEFAULT_MAX_FRAME_SIZE, sent.api_key, sent.version)
-            .map_err(|e| {
-                let mut f = StepFail::msg(format!("the response does not decode: {e}"));
-                f.raw_hex = Some(to_hex(&frame));
-                f
-            })?;
+        let decoded = codec::decode_response_frame(
+            &frame,
+            DEFAULT_MAX_FRAME_SIZE,
+            sent.api_key,
+            sent.version,
+        )
+        .map_err(|e| {
+            let mut f = StepFailure::msg(format!("the response does not decode: {e}"));
+            f.raw_hex = Some(to_hex(&frame));
+            f
+        })?;
         let actual = serde_json::to_value(&decoded.body).unwrap_or(Value::Null);
         let mut mismatches = Vec::new();
         if decoded.header.correlation_id != sent.correlation_id {
@@ -715,9 +799,14 @@ impl Exec<'_> {
         }
     }
 
-    fn mismatch_fail(&self, mismatches: Vec<Mismatch>, pattern: Option<&Value>, actual: &Value) -> StepFail {
+    fn mismatch_fail(
+        &self,
+        mismatches: Vec<Mismatch>,
+        pattern: Option<&Value>,
+        actual: &Value,
+    ) -> StepFail {
         let first = &mismatches[0];
-        let mut f = StepFail::msg(format!(
+        let mut f = StepFailure::msg(format!(
             "{}: expected {}, got {}",
             first.path,
             first.expected,
@@ -726,7 +815,11 @@ impl Exec<'_> {
         match pattern {
             Some(p) => {
                 f.expected = Some(yaml(p));
-                f.actual = if actual.is_null() { None } else { Some(yaml(actual)) };
+                f.actual = if actual.is_null() {
+                    None
+                } else {
+                    Some(yaml(actual))
+                };
             }
             None => {
                 // Only scalar checks (node, version, timing): show just those.

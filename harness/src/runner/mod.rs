@@ -8,9 +8,9 @@ pub mod run;
 pub mod select;
 
 pub use baseline::{Baseline, BaselineEntry, BaselineError};
-pub use execute::{execute, ScenarioOutcome};
-pub use run::{run_suite, RunOptions};
-pub use select::{fnv1a64, scenario_seed, select, Filters, Partition};
 pub use events::{
     Failure, Grade, Mismatch, RunEvent, RunInfo, ScenarioResult, Summary, Verdict, FORMAT_VERSION,
 };
+pub use execute::{execute, ScenarioOutcome};
+pub use run::{run_suite, RunOptions};
+pub use select::{fnv1a64, scenario_seed, select, Filters, Partition};

@@ -8,9 +8,7 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 
 use super::baseline::Baseline;
-use super::events::{
-    Failure, RunEvent, RunInfo, ScenarioResult, Summary, Verdict,
-};
+use super::events::{Failure, RunEvent, RunInfo, ScenarioResult, Summary, Verdict};
 use super::execute::{execute, ScenarioOutcome};
 use super::select::scenario_seed;
 use crate::adapter::Target;
@@ -61,12 +59,21 @@ pub async fn run_suite(
             let handle = tokio::spawn({
                 let s = s.clone();
                 async move {
-                    tokio::time::timeout(timeout, async { execute(target.as_ref(), &s, seed).await }).await
+                    tokio::time::timeout(timeout, async {
+                        execute(target.as_ref(), &s, seed).await
+                    })
+                    .await
                 }
             });
             let outcome = match handle.await {
                 Ok(Ok(o)) => o,
-                Ok(Err(_)) => errored(&s, format!("the target did not finish within {} ms", timeout.as_millis())),
+                Ok(Err(_)) => errored(
+                    &s,
+                    format!(
+                        "the target did not finish within {} ms",
+                        timeout.as_millis()
+                    ),
+                ),
                 Err(join) if join.is_panic() => errored(&s, "the target panicked".into()),
                 Err(_) => errored(&s, "the scenario task was cancelled".into()),
             };
@@ -77,7 +84,9 @@ pub async fn run_suite(
     .buffer_unordered(options.jobs.max(1));
     // `buffer_unordered` starts futures lazily; report a start when each is polled first.
     while let Some((s, outcome, elapsed)) = stream.next().await {
-        on_event(&RunEvent::ScenarioStarted { id: s.file.id.clone() });
+        on_event(&RunEvent::ScenarioStarted {
+            id: s.file.id.clone(),
+        });
         let mut r = ScenarioResult {
             id: s.file.id.clone(),
             title: s.file.title.clone(),
@@ -128,7 +137,9 @@ fn base_command(command: &str) -> String {
         }
         match w {
             "--seed" | "--id" | "--partition" | "--kip" | "--tag" | "--grade" => skip = true,
-            w if w.starts_with("--seed=") || w.starts_with("--id=") || w.starts_with("--partition=") => {}
+            w if w.starts_with("--seed=")
+                || w.starts_with("--id=")
+                || w.starts_with("--partition=") => {}
             w => out.push(w.to_owned()),
         }
     }

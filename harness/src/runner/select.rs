@@ -113,7 +113,11 @@ impl FromStr for Partition {
 }
 
 /// Applies filters, then the partition, to scenarios sorted by id.
-pub fn select(all: Vec<Scenario>, filters: &Filters, partition: Option<Partition>) -> Vec<Scenario> {
+pub fn select(
+    all: Vec<Scenario>,
+    filters: &Filters,
+    partition: Option<Partition>,
+) -> Vec<Scenario> {
     let mut chosen: Vec<Scenario> = all.into_iter().filter(|s| filters.accepts(s)).collect();
     chosen.sort_by(|a, b| a.file.id.cmp(&b.file.id));
     match partition {
