@@ -20,9 +20,9 @@ use crate::codec::{
 };
 
 /// What the configured `ClientConfigPolicy` does with a push.
-#[derive(schemars::JsonSchema)]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(schemars::JsonSchema)]
 pub enum PolicyVerdict {
     /// `process` returns normally.
     Accept,

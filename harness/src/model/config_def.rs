@@ -279,9 +279,9 @@ pub fn java_double_to_string(v: f64) -> String {
 }
 
 /// The client kinds KIP-1324 covers.
-#[derive(schemars::JsonSchema)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(schemars::JsonSchema)]
 pub enum ClientType {
     /// `KafkaProducer`.
     Producer,

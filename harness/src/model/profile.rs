@@ -11,9 +11,9 @@ use super::config_def::{ClientType, ConfigTypeNumbering};
 use crate::codec::{ErrorCode, ProvisionalNumbers};
 
 /// What counts as "the size of the PushConfig request" (kip-notes §6 A3).
-#[derive(schemars::JsonSchema)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(schemars::JsonSchema)]
 pub enum SizeMeasure {
     /// The encoded request body: the bytes after the request header, without the frame size.
     #[default]

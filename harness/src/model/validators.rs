@@ -10,9 +10,9 @@ use serde::{Deserialize, Serialize};
 use super::config_def::{java_double_to_string, ConfigType, ConfigValue};
 
 /// One of Kafka's built-in validators.
-#[derive(schemars::JsonSchema)]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[derive(schemars::JsonSchema)]
 pub enum Validator {
     /// `Range.atLeast(min)`.
     AtLeast(f64),

@@ -12,7 +12,9 @@ use crate::model::{BrokerSettings, ClientType, PolicyVerdict, Validator};
 use crate::runner::Grade;
 
 /// A role an implementation plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// A Kafka client (producer, consumer, admin, share consumer, Streams).
@@ -24,7 +26,9 @@ pub enum Role {
 }
 
 /// Something a scenario needs from the target beyond its roles.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Capability {
     /// The target's model events can be observed (policy invocations, warnings, records).
