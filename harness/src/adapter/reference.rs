@@ -140,12 +140,10 @@ impl ReferenceSession {
                     }
                     defs = defs.with_mv_validator(&v.key, v.level, v.validator.clone());
                 }
-                Some(ControllerModel::new(
-                    &profile,
-                    defs.clone(),
-                    c.metadata_version,
-                    Millis::ZERO,
-                ))
+                Some(
+                    ControllerModel::new(&profile, defs.clone(), c.metadata_version, Millis::ZERO)
+                        .with_node_id(c.node_id),
+                )
             }
             _ if roles.contains(&Role::Controller) => {
                 return Err(AdapterError::Setup(
@@ -473,7 +471,8 @@ impl Session for ReferenceSession {
                 };
                 let log = c.metadata_log().to_vec();
                 let replayed = ControllerModel::replay(&self.profile, self.defs.clone(), &log)
-                    .map_err(|e| AdapterError::Crashed(format!("failover replay: {e}")))?;
+                    .map_err(|e| AdapterError::Crashed(format!("failover replay: {e}")))?
+                    .with_node_id(c.node_id());
                 self.retired_events.extend(c.events().iter().cloned());
                 self.controller = Some(replayed);
             }

@@ -179,17 +179,7 @@ impl ConfigValue {
             ConfigType::Int => ConfigValue::Int(parse_java_int(t).ok_or_else(err)?),
             ConfigType::Short => ConfigValue::Short(parse_java_int(t).ok_or_else(err)?),
             ConfigType::Long => ConfigValue::Long(parse_java_int(t).ok_or_else(err)?),
-            ConfigType::Double => {
-                let ok = !t.is_empty()
-                    && t.chars()
-                        .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'));
-                let v: f64 = if ok {
-                    t.parse().map_err(|_| err())?
-                } else {
-                    return Err(err());
-                };
-                ConfigValue::Double(v)
-            }
+            ConfigType::Double => ConfigValue::Double(parse_java_double(t).ok_or_else(err)?),
             ConfigType::List => ConfigValue::List(if t.is_empty() {
                 Vec::new()
             } else {
@@ -248,6 +238,43 @@ fn parse_java_int<T: std::str::FromStr>(t: &str) -> Option<T> {
         return None;
     }
     t.parse().ok()
+}
+
+/// Java's `Double.parseDouble` on a trimmed string: an optional sign, then `NaN`,
+/// `Infinity`, or decimal digits with an optional fraction and exponent and an optional
+/// `f`/`F`/`d`/`D` suffix. (Hexadecimal floating literals are not accepted.)
+pub fn parse_java_double(t: &str) -> Option<f64> {
+    let (sign, body) = match t.as_bytes().first() {
+        Some(b'-') => (-1.0, &t[1..]),
+        Some(b'+') => (1.0, &t[1..]),
+        _ => (1.0, t),
+    };
+    match body {
+        "NaN" => return Some(f64::NAN),
+        "Infinity" => return Some(sign * f64::INFINITY),
+        _ => {}
+    }
+    let body = body.strip_suffix(['f', 'F', 'd', 'D']).unwrap_or(body);
+    let (mantissa, exponent) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        None => (body, None),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if int.is_empty() && frac.is_empty() || !digits(int) || !digits(frac) {
+        return None;
+    }
+    if let Some(e) = exponent {
+        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
+        if e.is_empty() || !digits(e) {
+            return None;
+        }
+    }
+    let normalized = match exponent {
+        Some(e) => format!("{int}.{frac}0e{e}"),
+        None => format!("{int}.{frac}0"),
+    };
+    normalized.parse::<f64>().ok().map(|v| sign * v)
 }
 
 /// Java's `Double.toString` for the values configs use: `1.0`, `0.2`, `1.0E10`, `NaN`.
@@ -536,6 +563,20 @@ mod tests {
         assert_eq!(p(ConfigType::Double, "1").unwrap(), "1.0");
         assert_eq!(p(ConfigType::Double, "0.2").unwrap(), "0.2");
         assert_eq!(p(ConfigType::Double, "1e10").unwrap(), "1.0E10");
+        assert_eq!(p(ConfigType::Double, "NaN").unwrap(), "NaN");
+        assert_eq!(p(ConfigType::Double, "-Infinity").unwrap(), "-Infinity");
+        assert_eq!(p(ConfigType::Double, "1.5d").unwrap(), "1.5");
+        assert_eq!(p(ConfigType::Double, ".5").unwrap(), "0.5");
+        assert_eq!(p(ConfigType::Double, "5.").unwrap(), "5.0");
+        assert_eq!(p(ConfigType::Double, "2E-3F").unwrap(), "0.002");
+        for bad in [
+            "nan", "inf", "infinity", "", ".", "1e", "1e+", "0x1p3", "1..2", "e5", "1.5dd",
+        ] {
+            assert!(
+                p(ConfigType::Double, bad).is_err(),
+                "{bad:?} must not parse"
+            );
+        }
         assert!(p(ConfigType::Int, "2147483648").is_err());
         assert!(p(ConfigType::Short, "40000").is_err());
         assert!(p(ConfigType::Boolean, "yes").is_err());

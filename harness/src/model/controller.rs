@@ -94,7 +94,12 @@ pub struct ControllerModel {
     pub(super) configs: BTreeMap<(i8, String), BTreeMap<String, String>>,
     pub(super) log: Vec<MetadataRecord>,
     pub(super) events: Vec<LoggedEvent>,
+    /// This controller's `node.id` (in combined mode also a broker's).
+    pub(super) node_id: i32,
 }
+
+/// The node id a controller model has unless told otherwise.
+pub const DEFAULT_CONTROLLER_NODE_ID: i32 = 1;
 
 impl ControllerModel {
     /// A new cluster bootstrapped at `metadata_version` (written as the first record).
@@ -126,7 +131,21 @@ impl ControllerModel {
             configs: BTreeMap::new(),
             log: Vec::new(),
             events: Vec::new(),
+            node_id: DEFAULT_CONTROLLER_NODE_ID,
         }
+    }
+
+    /// The same controller with `node.id` = `node_id`: BROKER resources it accepts are the
+    /// cluster default (empty name) and its own id (KIP-1256: configs of another node are
+    /// refused, directing the user to that node).
+    pub fn with_node_id(mut self, node_id: i32) -> Self {
+        self.node_id = node_id;
+        self
+    }
+
+    /// This controller's node id.
+    pub fn node_id(&self) -> i32 {
+        self.node_id
     }
 
     /// A controller rebuilt from a metadata log (failover): exactly what was persisted.
@@ -417,13 +436,26 @@ impl ControllerModel {
 
     /// The KIP-1256 structural checks shared by both alter APIs.
     fn structural_checks<'a>(
+        &self,
         rtype: i8,
+        rname: &str,
         names: impl Iterator<Item = &'a str>,
     ) -> Result<(), (ErrorCode, String)> {
         if !resource_type::KNOWN.contains(&rtype) {
             return Err((
                 ErrorCode::INVALID_REQUEST,
                 format!("Unknown resource type {rtype}"),
+            ));
+        }
+        if rtype == resource_type::BROKER && !rname.is_empty() && rname != self.node_id.to_string()
+        {
+            return Err((
+                ErrorCode::INVALID_REQUEST,
+                format!(
+                    "Unexpected broker id, expected {} or empty string, but received {rname}: \
+                     send configs of broker {rname} to that broker",
+                    self.node_id
+                ),
             ));
         }
         let mut seen = std::collections::BTreeSet::new();
@@ -521,18 +553,22 @@ impl ControllerModel {
     ) -> AlterConfigsResponse {
         let mut responses = Vec::new();
         for r in &req.resources {
-            let outcome =
-                Self::structural_checks(r.resource_type, r.configs.iter().map(|c| c.name.as_str()))
-                    .and_then(|()| {
-                        let mut new = BTreeMap::new();
-                        for c in &r.configs {
-                            if let Some(v) = &c.value {
-                                self.check_value(r.resource_type, &c.name, v)?;
-                                new.insert(c.name.to_string(), v.to_string());
-                            }
+            let outcome = self
+                .structural_checks(
+                    r.resource_type,
+                    &r.resource_name,
+                    r.configs.iter().map(|c| c.name.as_str()),
+                )
+                .and_then(|()| {
+                    let mut new = BTreeMap::new();
+                    for c in &r.configs {
+                        if let Some(v) = &c.value {
+                            self.check_value(r.resource_type, &c.name, v)?;
+                            new.insert(c.name.to_string(), v.to_string());
                         }
-                        Ok(new)
-                    });
+                    }
+                    Ok(new)
+                });
             let (error_code, error_message) = self.finish_resource(
                 now,
                 req.validate_only,
@@ -580,7 +616,7 @@ impl ControllerModel {
     /// The new config map of one IncrementalAlterConfigs resource, or why it is refused.
     fn incremental_outcome(&self, r: &inc_req::AlterConfigsResource) -> ResourceOutcome {
         let (rtype, rname) = (r.resource_type, r.resource_name.as_str());
-        Self::structural_checks(rtype, r.configs.iter().map(|c| c.name.as_str()))?;
+        self.structural_checks(rtype, rname, r.configs.iter().map(|c| c.name.as_str()))?;
         for c in &r.configs {
             if !(op::SET..=op::SUBTRACT).contains(&c.config_operation) {
                 let msg = format!(

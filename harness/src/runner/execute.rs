@@ -396,7 +396,13 @@ impl Exec<'_> {
                 }
             }
             Step::ExpectOneOf(outcomes) => {
-                let out = self.session.recv(0, 1000).await?;
+                // Outcomes are alternatives for one answer: read the connection they name.
+                let conn = match outcomes.first() {
+                    Some(Outcome::Response(r)) => r.conn,
+                    Some(Outcome::Close(c)) => c.conn,
+                    None => 0,
+                };
+                let out = self.session.recv(conn, 1000).await?;
                 let mut reasons = Vec::new();
                 for o in outcomes {
                     match (o, &out) {
@@ -419,7 +425,7 @@ impl Exec<'_> {
                 let mut fail =
                     StepFailure::msg(format!("no acceptable outcome: {}", reasons.join("; ")));
                 if let Some(ConnOutput::Frame(f)) = &out {
-                    fail.actual = Some(self.describe_frame(0, f));
+                    fail.actual = Some(self.describe_frame(conn, f));
                     fail.raw_hex = Some(to_hex(f));
                 }
                 fail.expected = Some(yaml(outcomes));

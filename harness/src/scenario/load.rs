@@ -150,7 +150,11 @@ pub fn load_file(path: &Path, root: &Path) -> Result<Scenario, LoadError> {
     })?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     if file.id != stem {
-        return Err(err(1, 1, format!("id {:?} must equal the file stem {stem:?}", file.id)));
+        return Err(err(
+            1,
+            1,
+            format!("id {:?} must equal the file stem {stem:?}", file.id),
+        ));
     }
     if !["KIP-1324", "KIP-1326", "KIP-1294", "KIP-1256"].contains(&file.kip.as_str()) {
         return Err(err(1, 1, format!("unknown kip {:?}", file.kip)));
@@ -220,6 +224,16 @@ fn validate_step(step: &Step, numbers: &ProvisionalNumbers) -> Result<(), String
         Step::ExpectOneOf(outcomes) => {
             if outcomes.len() < 2 {
                 return Err("expect_one_of needs at least two outcomes".into());
+            }
+            let conns: Vec<u32> = outcomes
+                .iter()
+                .map(|o| match o {
+                    super::types::Outcome::Response(r) => r.conn,
+                    super::types::Outcome::Close(c) => c.conn,
+                })
+                .collect();
+            if conns.windows(2).any(|w| w[0] != w[1]) {
+                return Err("expect_one_of: every outcome must name the same conn".into());
             }
             for o in outcomes {
                 if let super::types::Outcome::Response(r) = o {

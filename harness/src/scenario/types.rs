@@ -69,6 +69,10 @@ pub struct ClientSetup {
     pub connect: Vec<i32>,
 }
 
+fn default_controller_node_id() -> i32 {
+    crate::model::controller::DEFAULT_CONTROLLER_NODE_ID
+}
+
 fn default_connect() -> Vec<i32> {
     vec![1]
 }
@@ -91,6 +95,9 @@ pub struct MvValidatorSetup {
 pub struct ControllerSetup {
     /// The finalized metadata.version level at start.
     pub metadata_version: i16,
+    /// The controller's `node.id` (BROKER config resources for other ids are refused).
+    #[serde(default = "default_controller_node_id")]
+    pub node_id: i32,
     /// MV-aware validators to add to the built-in definitions.
     #[serde(default)]
     pub mv_validators: Vec<MvValidatorSetup>,
