@@ -115,15 +115,7 @@ impl ReferenceSession {
             _ => None,
         };
         let broker = if roles.contains(&Role::Broker) {
-            let b = setup
-                .broker
-                .clone()
-                .unwrap_or(crate::scenario::BrokerSetup {
-                    policy: Some(crate::model::PolicyVerdict::Accept),
-                    client_config_max_bytes: None,
-                    throttle_time_ms: 0,
-                    server_properties: BTreeMap::new(),
-                });
+            let b = setup.broker.clone().unwrap_or_default();
             Some(BrokerModel::new(b.settings(1), &profile).map_err(|e| setup_err(&e))?)
         } else {
             None
@@ -131,6 +123,7 @@ impl ReferenceSession {
         let mut defs = ServerConfigDefs::default();
         let controller = match &setup.controller {
             Some(c) if roles.contains(&Role::Controller) => {
+                defs.broker.extend(c.definitions.clone());
                 for v in &c.mv_validators {
                     if !defs.broker.contains_key(&v.key) && !defs.topic.contains_key(&v.key) {
                         return Err(AdapterError::Setup(format!(

@@ -13,7 +13,19 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 /// Kafka's `org.apache.kafka.common.config.ConfigDef.Type`, in declaration (ordinal) order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ConfigType {
     /// `BOOLEAN` (ordinal 0).

@@ -12,7 +12,9 @@ use super::config_def::{ConfigType, ConfigValue};
 use super::validators::{MvValidators, ValidationFailure, Validator};
 
 /// KIP-1326's `ConfigDef.ControllerReportPolicy`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ReportPolicy {
     /// Report if the key has a validator and is not PASSWORD.
@@ -23,7 +25,7 @@ pub enum ReportPolicy {
 }
 
 /// One key of a broker or topic `ConfigDef`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(schemars::JsonSchema, Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ServerConfigKey {
     /// Its type.

@@ -116,7 +116,7 @@ impl Validator {
 }
 
 /// KIP-1294's `NavigableMap<Short, Validator>`: feature level → validator.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct MvValidators(pub BTreeMap<i16, Validator>);
 

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_saphyr::Spanned;
 
-use crate::model::{BrokerSettings, ClientType, PolicyVerdict, Validator};
+use crate::model::{BrokerSettings, ClientType, PolicyVerdict, ServerConfigKey, Validator};
 use crate::runner::Grade;
 
 /// A role an implementation plays.
@@ -101,6 +101,10 @@ pub struct ControllerSetup {
     /// MV-aware validators to add to the built-in definitions.
     #[serde(default)]
     pub mv_validators: Vec<MvValidatorSetup>,
+    /// Broker config definitions added to (or replacing) the built-in ones, as the
+    /// controller validates them.
+    #[serde(default)]
+    pub definitions: BTreeMap<String, ServerConfigKey>,
 }
 
 /// How the target and kipcheck's emulated peers are set up.
@@ -151,10 +155,27 @@ pub struct BrokerSetup {
     /// Explicit server.properties values.
     #[serde(default)]
     pub server_properties: BTreeMap<String, String>,
+    /// Config definitions added to (or replacing) the broker's built-in ones: type,
+    /// default, static validator, MV validators, KIP-1326 report policy.
+    #[serde(default)]
+    pub definitions: BTreeMap<String, ServerConfigKey>,
 }
 
 fn accept() -> Option<PolicyVerdict> {
     Some(PolicyVerdict::Accept)
+}
+
+impl Default for BrokerSetup {
+    /// A broker with a policy that accepts everything and the built-in definitions.
+    fn default() -> Self {
+        Self {
+            policy: accept(),
+            client_config_max_bytes: None,
+            throttle_time_ms: 0,
+            server_properties: BTreeMap::new(),
+            definitions: BTreeMap::new(),
+        }
+    }
 }
 
 impl BrokerSetup {
@@ -165,6 +186,7 @@ impl BrokerSetup {
         s.client_config_max_bytes = self.client_config_max_bytes;
         s.throttle_time_ms = self.throttle_time_ms;
         s.server_properties = self.server_properties.clone();
+        s.defs.broker.extend(self.definitions.clone());
         s
     }
 }
