@@ -434,3 +434,42 @@ async fn the_whole_suite_passes_against_the_reference() {
     );
     assert_eq!(summary.passed, n);
 }
+
+#[tokio::test]
+async fn the_rust_builder_speaks_the_same_vocabulary_as_yaml() {
+    use kipcheck::scenario::ScenarioBuilder;
+    use serde_json::json;
+    let b = ScenarioBuilder::new("built", "ApiVersions from Rust", "KIP-1324")
+        .role(Role::Broker)
+        .tag("builder")
+        .send(
+            "ApiVersions",
+            3,
+            json!({"ClientSoftwareName": "k", "ClientSoftwareVersion": "1"}),
+        )
+        .expect_response(
+            json!({"ErrorCode": "NONE", "ApiKeys": {"$contains": [{"ApiKey": "PushConfig"}]}}),
+        );
+    // The YAML it renders is a valid scenario file that loads to the same steps.
+    let root = dir("builder");
+    std::fs::write(root.join("area/built.yaml"), b.to_yaml()).unwrap();
+    let loaded = load_dir(&root).unwrap_or_else(|e| panic!("{e:?}"));
+    let built = b.clone().build().expect("valid");
+    let steps = |s: &Scenario| {
+        s.file
+            .steps
+            .iter()
+            .map(|x| x.value.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(steps(&loaded[0]), steps(&built));
+    let (results, summary, _) = run(Arc::new(ReferenceTarget), vec![built], &options(1)).await;
+    assert_eq!(summary.passed, 1, "{:?}", results[0].failure);
+    // Validation is shared: a bad step is refused by the builder too.
+    let bad = ScenarioBuilder::new("bad", "t", "KIP-1324")
+        .role(Role::Broker)
+        .send("NoSuchApi", 0, json!({}))
+        .build()
+        .expect_err("refused");
+    assert_eq!(bad.message, "send: unknown API \"NoSuchApi\"");
+}

@@ -156,6 +156,24 @@ pub fn load_file(path: &Path, root: &Path) -> Result<Scenario, LoadError> {
             format!("id {:?} must equal the file stem {stem:?}", file.id),
         ));
     }
+    let area = path
+        .parent()
+        .and_then(|p| p.strip_prefix(root).ok())
+        .map(|p| p.display().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "scenarios".into());
+    validate(file, path, &area)
+}
+
+/// Validates a parsed scenario (from a file or the Rust builder): known KIP, roles, profile
+/// overrides and every step. Errors point at `path` and the step's position.
+pub fn validate(file: ScenarioFile, path: &Path, area: &str) -> Result<Scenario, LoadError> {
+    let err = |line: u64, col: u64, message: String| LoadError {
+        path: path.to_owned(),
+        line,
+        col,
+        message,
+    };
     if !["KIP-1324", "KIP-1326", "KIP-1294", "KIP-1256"].contains(&file.kip.as_str()) {
         return Err(err(1, 1, format!("unknown kip {:?}", file.kip)));
     }
@@ -168,12 +186,7 @@ pub fn load_file(path: &Path, root: &Path) -> Result<Scenario, LoadError> {
         let at = |m: String| err(s.referenced.line(), s.referenced.column(), m);
         validate_step(&s.value, &numbers).map_err(at)?;
     }
-    let area = path
-        .parent()
-        .and_then(|p| p.strip_prefix(root).ok())
-        .map(|p| p.display().to_string())
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "scenarios".into());
+    let area = area.to_owned();
     Ok(Scenario {
         file,
         path: path.to_owned(),

@@ -2,12 +2,14 @@
 //! `file:line:col` errors) and the pattern matcher expectations use. Nothing here performs
 //! I/O beyond reading scenario files, and nothing here is async.
 
+pub mod builder;
 pub mod load;
 pub mod matcher;
 pub mod schema;
 pub mod types;
 
-pub use load::{load_dir, load_file, LoadError, Scenario};
+pub use builder::ScenarioBuilder;
+pub use load::{load_dir, load_file, validate, LoadError, Scenario};
 pub use schema::scenario_schema;
 pub use types::{
     BrokerSetup, Capability, ClientSetup, ControllerSetup, EmulatedBroker, ExpectEventStep,

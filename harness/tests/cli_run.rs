@@ -1,0 +1,146 @@
+//! `kipcheck run` and `kipcheck ledger` as a user runs them: the documented exit codes, the
+//! report files, and the printed seed and reproduction command.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn kipcheck() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_kipcheck"));
+    c.env("NO_COLOR", "1");
+    c
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli_run")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(d.join("scenarios/area")).expect("mkdir");
+    d
+}
+
+const OK: &str = "title: t\nkip: KIP-1324\ngrade: MUST\nroles: [broker]\nsteps:\n  - send: { api: ApiVersions, version: 3, body: { ClientSoftwareName: k, ClientSoftwareVersion: '1' } }\n  - expect_response: { body: { ErrorCode: NONE } }\n";
+
+fn run_in(d: &Path, files: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
+    for (id, body) in files {
+        std::fs::write(
+            d.join(format!("scenarios/area/{id}.yaml")),
+            format!("id: {id}\n{body}"),
+        )
+        .unwrap();
+    }
+    let out = kipcheck()
+        .arg("run")
+        .args(["--scenarios", d.join("scenarios").to_str().unwrap()])
+        .args(["--report-dir", d.join("reports").to_str().unwrap()])
+        .args(args)
+        .output()
+        .expect("runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn all_pass_exits_0_and_writes_every_report() {
+    let d = dir("pass");
+    let (code, stdout, _) = run_in(&d, &[("a", OK)], &["--seed", "5"]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.contains("PASSED (seed 5, target reference)"),
+        "{stdout}"
+    );
+    for f in ["results.json", "junit.xml", "report.html", "summary.md"] {
+        assert!(d.join("reports").join(f).is_file(), "{f} missing");
+    }
+}
+
+#[test]
+fn findings_exit_1_with_a_reproduction_command() {
+    let d = dir("fail");
+    let bad = OK.replace("ErrorCode: NONE", "ErrorCode: INVALID_CONFIG");
+    let (code, stdout, _) = run_in(&d, &[("a", OK), ("b", &bad)], &["--seed", "9"]);
+    assert_eq!(code, 1);
+    assert!(stdout.contains("--seed 9 --id b"), "{stdout}");
+}
+
+#[test]
+fn a_bad_scenario_file_exits_2_with_its_location() {
+    let d = dir("bad_file");
+    let (code, _, stderr) = run_in(
+        &d,
+        &[(
+            "a",
+            "title: t\nkip: KIP-9\ngrade: MUST\nroles: [broker]\nsteps: []\n",
+        )],
+        &[],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("a.yaml:1:1: unknown kip \"KIP-9\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn no_scenario_selected_exits_4() {
+    let d = dir("none");
+    let (code, _, stderr) = run_in(&d, &[("a", OK)], &["--id", "nothing-*"]);
+    assert_eq!(code, 4);
+    assert!(stderr.contains("no scenarios selected"), "{stderr}");
+}
+
+#[test]
+fn an_unknown_target_is_a_usage_error() {
+    let d = dir("target");
+    let (code, _, stderr) = run_in(&d, &[("a", OK)], &["--target", "carrier-pigeon"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("unknown target \"carrier-pigeon\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_generated_seed_is_printed() {
+    let d = dir("seed");
+    let (code, _, stderr) = run_in(&d, &[("a", OK)], &[]);
+    assert_eq!(code, 0);
+    assert!(
+        stderr.contains("kipcheck: seed ") && stderr.contains("(rerun with --seed "),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_stale_baseline_entry_exits_1_and_prints_the_update_command() {
+    let d = dir("stale");
+    let baseline = d.join("baseline.yaml");
+    std::fs::write(
+        &baseline,
+        "expected_failures:\n  - id: a\n    reason: was broken\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = run_in(
+        &d,
+        &[("a", OK)],
+        &["--seed", "1", "--baseline", baseline.to_str().unwrap()],
+    );
+    assert_eq!(code, 1);
+    assert!(stderr.contains("--write-baseline"), "{stderr}");
+}
+
+#[test]
+fn ledger_check_passes_on_the_real_suite() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = kipcheck()
+        .current_dir(&root)
+        .args(["ledger", "--check"])
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.ends_with("ledger check: passed\n"), "{stdout}");
+}
