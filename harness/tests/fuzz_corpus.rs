@@ -44,9 +44,76 @@ fn decode_response_corpus_replays() {
 }
 
 #[test]
+fn roundtrip_corpus_replays() {
+    replay("roundtrip", kipcheck::fuzzing::roundtrip);
+}
+
+#[test]
+fn frame_reader_corpus_replays() {
+    replay("frame_reader", kipcheck::fuzzing::frame_reader);
+}
+
+#[test]
+fn push_config_limit_corpus_replays() {
+    assert!(replay("push_config_limit", kipcheck::fuzzing::push_config_limit) >= 1);
+}
+
+#[test]
+fn sensitive_filter_corpus_replays() {
+    assert!(replay("sensitive_filter", kipcheck::fuzzing::sensitive_filter) >= 1);
+}
+
+#[test]
+fn model_ops_corpus_replays() {
+    assert!(replay("model_ops", kipcheck::fuzzing::model_ops) >= 1);
+}
+
+#[test]
+fn differential_codec_corpus_replays() {
+    assert!(
+        replay("differential_codec", |d| {
+            let _ = kipcheck::fuzzing::differential_codec(d);
+        }) >= 1
+    );
+}
+
+/// Every directory under `corpus/` and `corpus/regressions/` belongs to a target replayed
+/// above, so a new target cannot be forgotten here.
+#[test]
+fn every_corpus_directory_is_replayed() {
+    const TARGETS: [&str; 8] = [
+        "decode_request",
+        "decode_response",
+        "roundtrip",
+        "frame_reader",
+        "push_config_limit",
+        "sensitive_filter",
+        "model_ops",
+        "differential_codec",
+    ];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    for dir in [root.clone(), root.join("regressions")] {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.path().is_dir() && name != "regressions" {
+                assert!(
+                    TARGETS.contains(&name.as_str()),
+                    "{} has no replay test",
+                    entry.path().display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn request_seeds_are_valid_frames() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/decode_request");
-    for path in inputs(&dir) {
+    // The named `.bin` seeds are real frames; the other files are what fuzzing kept.
+    for path in inputs(&dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "bin"))
+    {
         let data = std::fs::read(&path).expect("read seed");
         let numbers = kipcheck::codec::ProvisionalNumbers::default();
         if let Err(e) = kipcheck::codec::decode_request_frame(&data, 1 << 20, &numbers) {

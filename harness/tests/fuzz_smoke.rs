@@ -1,4 +1,5 @@
-//! Runs the typed fuzz entry points (`roundtrip`, `frame_reader`) over seeded random inputs
+//! Runs the fuzz entry points (`roundtrip`, `frame_reader`, the decoders, `push_config_limit`,
+//! `sensitive_filter`, `model_ops`, `differential_codec`) over seeded random inputs
 //! under plain `cargo test`, so their oracles are exercised without cargo-fuzz. The seed is
 //! printed on failure; set `KIPCHECK_SEED` to reproduce.
 
@@ -57,4 +58,36 @@ fn decoders_hold_on_random_inputs() {
         256,
         kipcheck::fuzzing::decode_response,
     );
+}
+
+#[test]
+fn push_config_limit_holds_on_random_inputs() {
+    run(
+        "push_config_limit",
+        2000,
+        2048,
+        kipcheck::fuzzing::push_config_limit,
+    );
+}
+
+#[test]
+fn sensitive_filter_holds_on_random_inputs() {
+    run(
+        "sensitive_filter",
+        2000,
+        1024,
+        kipcheck::fuzzing::sensitive_filter,
+    );
+}
+
+#[test]
+fn model_ops_holds_on_random_inputs() {
+    run("model_ops", 500, 2048, kipcheck::fuzzing::model_ops);
+}
+
+#[test]
+fn differential_codec_holds_on_random_inputs() {
+    run("differential_codec", 5000, 256, |d| {
+        let _ = kipcheck::fuzzing::differential_codec(d);
+    });
 }

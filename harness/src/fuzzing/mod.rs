@@ -2,15 +2,43 @@
 //! one function here, so the logic and its oracles build on stable, run under `cargo test`
 //! (corpus and regression replay) and stay in one place. Every function must return
 //! normally for any input; a panic is a bug the fuzzer reports.
+//!
+//! | target | oracle |
+//! |---|---|
+//! | [`decode_request`], [`decode_response`] | never panics; what decodes re-encodes to the same message |
+//! | `roundtrip` | typed message → encode → decode → equal (projected to the version) |
+//! | `frame_reader` | any split of a byte stream yields the same frames; oversize rejected early |
+//! | `push_config_limit` | broker model: CONFIG_TOO_LARGE iff measured size > max; no policy call then |
+//! | `sensitive_filter` | client model: no sensitive or unlisted key emitted; request within budget |
+//! | `model_ops` | client, broker, controller models: invariants after every operation |
+//! | `differential_codec` | kipcheck vs kafka-protocol decoders: agreement or a classified difference |
+//!
+//! The typed targets need the `arbitrary` feature; `differential_codec` needs `differential`.
 
 mod decode;
+#[cfg(feature = "differential")]
+pub mod differential;
 #[cfg(feature = "arbitrary")]
 mod frames;
 #[cfg(feature = "arbitrary")]
+mod model_ops;
+#[cfg(feature = "arbitrary")]
+mod push_config_limit;
+#[cfg(feature = "arbitrary")]
 mod roundtrip;
+#[cfg(feature = "arbitrary")]
+mod sensitive_filter;
 
 pub use decode::{decode_request, decode_response, FUZZ_MAX_FRAME};
+#[cfg(feature = "differential")]
+pub use differential::differential_codec;
 #[cfg(feature = "arbitrary")]
 pub use frames::frame_reader;
 #[cfg(feature = "arbitrary")]
+pub use model_ops::model_ops;
+#[cfg(feature = "arbitrary")]
+pub use push_config_limit::push_config_limit;
+#[cfg(feature = "arbitrary")]
 pub use roundtrip::roundtrip;
+#[cfg(feature = "arbitrary")]
+pub use sensitive_filter::sensitive_filter;
