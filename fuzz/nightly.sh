@@ -66,15 +66,17 @@ for t in "${targets[@]}"; do
       -merge=1 -rss_limit_mb="$rss" >> "$log" 2>&1 && { rm -rf "$corpus"; mv "$min" "$corpus"; }
   fi
   after=$(find "$corpus" -type f | wc -l)
+  # Plain runs end with "stat::number_of_executed_units" and "#N DONE cov: .. exec/s: N";
+  # -fork runs print "#N: cov: .. ft: .. corp: .. exec/s N .." status lines instead.
   execs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+$' || true)
-  [ -z "$execs" ] && execs=$(grep -Eo 'DONE +cov: [0-9]+ ft: [0-9]+ corp: [0-9/]+[^ ]* +exec/s: [0-9]+' "$log" | tail -1 || true)
-  rate=$(grep -Eo 'exec/s: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || echo "?")
+  [ -z "$execs" ] && execs=$(grep -Eo '^#[0-9]+' "$log" | tail -1 | tr -d '#' || true)
+  rate=$(grep -Eo 'exec/s:? [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || echo "?")
   cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || echo "?")
   ft=$(grep -Eo 'ft: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || echo "?")
   crashes=$(find "$artifacts" -type f \( -name 'crash-*' -o -name 'oom-*' -o -name 'timeout-*' -o -name 'leak-*' \) | wc -l)
   if [ "$rc" -ne 0 ] || [ "$crashes" -gt 0 ]; then result="FAILED (exit $rc, $crashes artifacts in $artifacts)"; status=1; else result="ok"; fi
   echo "| $t | $result | ${execs:-?} | $rate | $cov | $ft | $before | $after |" >> "$out/summary.md"
-  json_rows+=("{\"target\":\"$t\",\"ok\":$([ "$result" = ok ] && echo true || echo false),\"exit\":$rc,\"artifacts\":$crashes,\"exec_per_s\":\"$rate\",\"cov\":\"$cov\",\"ft\":\"$ft\",\"corpus_before\":$before,\"corpus_after\":$after}")
+  json_rows+=("{\"target\":\"$t\",\"ok\":$([ "$result" = ok ] && echo true || echo false),\"exit\":$rc,\"artifacts\":$crashes,\"execs\":\"${execs:-?}\",\"exec_per_s\":\"$rate\",\"cov\":\"$cov\",\"ft\":\"$ft\",\"corpus_before\":$before,\"corpus_after\":$after}")
   echo "$t: $result (exec/s $rate, cov $cov, ft $ft, corpus $before -> $after)"
 done
 (IFS=,; echo "{\"stamp\":\"$stamp\",\"seconds\":$secs,\"jobs\":$jobs,\"sanitizer\":\"$SANITIZER\",\"targets\":[${json_rows[*]}]}") > "$out/summary.json"
