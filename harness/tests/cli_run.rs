@@ -144,3 +144,52 @@ fn ledger_check_passes_on_the_real_suite() {
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.ends_with("ledger check: passed\n"), "{stdout}");
 }
+
+#[test]
+fn export_corpus_writes_frames_the_decode_targets_accept() {
+    let d = dir("export");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = kipcheck()
+        .current_dir(&root)
+        .args([
+            "export-corpus",
+            "--corpus",
+            d.join("corpus").to_str().unwrap(),
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let numbers = kipcheck::codec::ProvisionalNumbers::default();
+    let mut requests = 0;
+    for e in std::fs::read_dir(d.join("corpus/decode_request"))
+        .unwrap()
+        .flatten()
+    {
+        let bytes = std::fs::read(e.path()).unwrap();
+        // Every request kipcheck or the reference sent decodes (raw malformed sends aside).
+        if kipcheck::codec::decode_request_frame(&bytes, 1 << 20, &numbers).is_ok() {
+            requests += 1;
+        }
+    }
+    let mut responses = 0;
+    for e in std::fs::read_dir(d.join("corpus/decode_response"))
+        .unwrap()
+        .flatten()
+    {
+        let bytes = std::fs::read(e.path()).unwrap();
+        let info = &kipcheck::codec::ResponseBody::KNOWN[usize::from(bytes[0])];
+        let version = info.valid.min + i16::from(bytes[1]);
+        kipcheck::codec::decode_response_frame(&bytes[2..], 1 << 20, info.api_key, version)
+            .unwrap_or_else(|e2| panic!("{}: {e2}", e.path().display()));
+        responses += 1;
+    }
+    assert!(
+        requests > 100 && responses > 100,
+        "{requests} requests, {responses} responses"
+    );
+}

@@ -77,11 +77,16 @@ fn differential_codec_corpus_replays() {
     );
 }
 
+#[test]
+fn scenario_parse_corpus_replays() {
+    assert!(replay("scenario_parse", kipcheck::fuzzing::scenario_parse) >= 4);
+}
+
 /// Every directory under `corpus/` and `corpus/regressions/` belongs to a target replayed
 /// above, so a new target cannot be forgotten here.
 #[test]
 fn every_corpus_directory_is_replayed() {
-    const TARGETS: [&str; 8] = [
+    const TARGETS: [&str; 9] = [
         "decode_request",
         "decode_response",
         "roundtrip",
@@ -90,6 +95,7 @@ fn every_corpus_directory_is_replayed() {
         "sensitive_filter",
         "model_ops",
         "differential_codec",
+        "scenario_parse",
     ];
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
     for dir in [root.clone(), root.join("regressions")] {

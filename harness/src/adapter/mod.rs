@@ -1,9 +1,11 @@
 //! Adapters: the [`Target`] trait every implementation under test is driven through, and
 //! the targets kipcheck ships (the in-process reference model first).
 
+pub mod recording;
 pub mod reference;
 pub mod target;
 
+pub use recording::{RecordedFrame, RecordingTarget};
 pub use reference::{ReferenceSession, ReferenceTarget};
 pub use target::{
     AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,

@@ -1,6 +1,7 @@
 //! Command-line definitions and dispatch to the subcommands.
 
 mod codec_cmds;
+mod corpus_cmd;
 mod input;
 mod ledger_cmd;
 mod run_cmd;
@@ -43,6 +44,9 @@ enum Command {
     /// Map every requirement of the KIPs to the scenarios covering it (`--check` fails on
     /// anything untested).
     Ledger(ledger_cmd::LedgerArgs),
+    /// Run the suite against the reference and write every frame it exchanges into the fuzz
+    /// corpus (`corpus/decode_request/`, `corpus/decode_response/`).
+    ExportCorpus(corpus_cmd::ExportArgs),
 }
 
 /// Runs the parsed command.
@@ -52,5 +56,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Encode(a) => codec_cmds::encode(a),
         Command::Run(a) => run_cmd::run(a),
         Command::Ledger(a) => ledger_cmd::run(a),
+        Command::ExportCorpus(a) => corpus_cmd::run(a),
     }
 }

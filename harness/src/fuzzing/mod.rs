@@ -12,6 +12,7 @@
 //! | `sensitive_filter` | client model: no sensitive or unlisted key emitted; request within budget |
 //! | `model_ops` | client, broker, controller models: invariants after every operation |
 //! | `differential_codec` | kipcheck vs kafka-protocol decoders: agreement or a classified difference |
+//! | [`scenario_parse`] | any bytes to the scenario loader: a value or a located error, never a panic |
 //!
 //! The typed targets need the `arbitrary` feature; `differential_codec` needs `differential`.
 
@@ -26,6 +27,7 @@ mod model_ops;
 mod push_config_limit;
 #[cfg(feature = "arbitrary")]
 mod roundtrip;
+mod scenario_parse;
 #[cfg(feature = "arbitrary")]
 mod sensitive_filter;
 
@@ -40,5 +42,6 @@ pub use model_ops::model_ops;
 pub use push_config_limit::push_config_limit;
 #[cfg(feature = "arbitrary")]
 pub use roundtrip::roundtrip;
+pub use scenario_parse::scenario_parse;
 #[cfg(feature = "arbitrary")]
 pub use sensitive_filter::sensitive_filter;
