@@ -150,7 +150,11 @@ impl Matcher<'_> {
         match (expected, actual) {
             (Value::Object(e), Value::Object(a)) => {
                 for (k, ev) in e {
-                    let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
                     self.go(ev, a.get(k), &p, k, out);
                 }
                 if self.mode == MatchMode::Exact {
@@ -237,8 +241,11 @@ impl Matcher<'_> {
                     (Value::Array(ps), Some(Value::Array(items))) => ps.iter().all(|p| {
                         items.iter().any(|item| {
                             let mut tmp = Vec::new();
-                            Matcher { mode: MatchMode::Subset, numbers: self.numbers }
-                                .go(p, Some(item), path, key, &mut tmp);
+                            Matcher {
+                                mode: MatchMode::Subset,
+                                numbers: self.numbers,
+                            }
+                            .go(p, Some(item), path, key, &mut tmp);
                             tmp.is_empty()
                         })
                     }),
@@ -273,7 +280,14 @@ impl Matcher<'_> {
 
 /// The matcher names a pattern may use.
 pub const MATCHERS: &[&str] = &[
-    "$any", "$absent", "$any_of", "$not", "$range", "$contains", "$each", "$len",
+    "$any",
+    "$absent",
+    "$any_of",
+    "$not",
+    "$range",
+    "$contains",
+    "$each",
+    "$len",
 ];
 
 /// Checks that every `$` key in a pattern is a known matcher; returns the first unknown one.
