@@ -3,10 +3,12 @@
 
 pub mod recording;
 pub mod reference;
+pub mod registry;
 pub mod target;
 
 pub use recording::{RecordedFrame, RecordingTarget};
 pub use reference::{ReferenceSession, ReferenceTarget};
+pub use registry::{target_from_spec, TargetOptions, TARGET_KINDS};
 pub use target::{
     AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
     EMULATED_CONTROLLER_NODE,

@@ -6,14 +6,14 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{anyhow, bail};
+use anyhow::anyhow;
 use clap::Args;
-use kipcheck::adapter::{ReferenceTarget, Target};
+use kipcheck::adapter::{target_from_spec, Target, TargetOptions};
 use kipcheck::report::{standard_reporters, Reporter, TerminalOptions};
 use kipcheck::runner::{
     run_suite, select, Baseline, Filters, Grade, Partition, RunEvent, RunOptions,
 };
-use kipcheck::scenario::load_dir;
+use kipcheck::scenario::{load_dir, Capability, Role};
 
 use super::{EXIT_FINDING, EXIT_NO_SCENARIOS, EXIT_TARGET, EXIT_USAGE};
 
@@ -23,6 +23,13 @@ pub struct RunArgs {
     /// The implementation under test: `reference` (built in).
     #[arg(long, default_value = "reference")]
     target: String,
+    /// The role a live target plays (`client`, `broker` or `controller`).
+    #[arg(long, value_parser = parse_role)]
+    role: Option<Role>,
+    /// A capability of a live target that cannot be discovered over the wire (repeatable),
+    /// e.g. `policy_control`.
+    #[arg(long = "capability", value_parser = parse_capability)]
+    capabilities: Vec<Capability>,
     /// Folder of scenario files.
     #[arg(long, default_value = "scenarios")]
     scenarios: PathBuf,
@@ -64,6 +71,16 @@ pub struct RunArgs {
     verbose: bool,
 }
 
+fn parse_role(s: &str) -> Result<Role, String> {
+    serde_json::from_value(serde_json::Value::String(s.to_ascii_lowercase()))
+        .map_err(|_| format!("role {s:?}: expected client, broker or controller"))
+}
+
+fn parse_capability(s: &str) -> Result<Capability, String> {
+    serde_json::from_value(serde_json::Value::String(s.to_ascii_lowercase()))
+        .map_err(|e| format!("capability {s:?}: {e}"))
+}
+
 fn parse_grade(s: &str) -> Result<Grade, String> {
     match s.to_ascii_uppercase().as_str() {
         "MUST" => Ok(Grade::Must),
@@ -72,16 +89,17 @@ fn parse_grade(s: &str) -> Result<Grade, String> {
     }
 }
 
-fn target_for(name: &str) -> anyhow::Result<Arc<dyn Target>> {
-    match name {
-        "reference" => Ok(Arc::new(ReferenceTarget)),
-        other => bail!("unknown target {other:?} (available: reference)"),
-    }
+fn target_for(a: &RunArgs) -> anyhow::Result<Arc<dyn Target>> {
+    let opts = TargetOptions {
+        role: a.role,
+        capabilities: a.capabilities.clone(),
+    };
+    Ok(target_from_spec(&a.target, &opts)?)
 }
 
 /// Runs `kipcheck run`.
 pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
-    let target = match target_for(&a.target) {
+    let target = match target_for(&a) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("kipcheck: {e:#}");
