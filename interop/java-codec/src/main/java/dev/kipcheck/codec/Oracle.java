@@ -31,7 +31,8 @@ import java.util.HexFormat;
  * {"op":"versions","kind":"request|response|record","apiKey":N}
  *   -> {"ok":true,"lowest":L,"highest":H} | {"ok":false,"error":"..."}
  * {"op":"decode","kind":K,"apiKey":N,"version":V,"hex":"..."}
- *   -> {"ok":true,"json":{...},"hex":"..."} | {"ok":false,"error":"..."}
+ *   -> {"ok":true,"json":{...},"hex":"..."} | {"ok":true,"json":{...},"writeError":"..."}
+ *      | {"ok":false,"error":"..."}
  * {"op":"encode","kind":K,"apiKey":N,"version":V,"json":{...}}
  *   -> {"ok":true,"hex":"..."} | {"ok":false,"error":"..."}
  * </pre>
@@ -99,7 +100,12 @@ public final class Oracle {
                     .invoke(null, message, version);
                 answer.put("ok", true);
                 answer.set("json", json);
-                answer.put("hex", HEX.formatHex(write(message, version)));
+                try {
+                    answer.put("hex", HEX.formatHex(write(message, version)));
+                } catch (Throwable t) {
+                    // Read, but Kafka cannot write it again: a finding in itself.
+                    answer.put("writeError", rejection(t).path("error").asText());
+                }
                 return answer;
             }
             case "encode": {
