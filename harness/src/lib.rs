@@ -14,6 +14,7 @@ pub mod codec;
 pub mod fuzzing;
 pub mod ledger;
 pub mod model;
+pub mod oracle;
 pub mod report;
 pub mod runner;
 pub mod scenario;

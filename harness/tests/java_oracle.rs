@@ -1,0 +1,156 @@
+//! Kafka's own codec (kafka-clients / kafka-metadata 4.4.0, `interop/java-codec/`) as a
+//! differential oracle: every (message, version) both codecs know, on generated valid
+//! messages and on the replayed fuzz corpus. Builds nothing: the jar comes from
+//! `KIPCHECK_JAVA_CODEC_JAR` (set by `.ci/run`); without it the test says "skipped" and
+//! passes, unless `KIPCHECK_REQUIRE_PEERS=1`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use kipcheck::oracle::{
+    compare, corpus_inputs, generated_inputs, JavaCodec, Pair, BYTES_FIELDS, JAVA_CODEC_JAR_ENV,
+    RANDOM_PER_VERSION,
+};
+
+/// The seed of the generated values.
+const SEED: u64 = 0x6f72_6163_6c65;
+
+/// Every (message, versions) both codecs know, so coverage cannot silently shrink: Kafka
+/// 4.4.0 has ApiVersions v0-5 (we: v0-4), Metadata v0-13 (we: v4-13), BrokerRegistration
+/// v0-4 (we: v0-6, v5 CordonedLogDirs from trunk, v6 KIP-1326), RegisterBrokerRecord v0-4
+/// (we: v0-5, KIP-1326), and no PushConfig.
+const EXPECTED: &[(&str, i16, i16)] = &[
+    ("MetadataRequest", 4, 13),
+    ("ApiVersionsRequest", 0, 4),
+    ("AlterConfigsRequest", 0, 2),
+    ("IncrementalAlterConfigsRequest", 0, 1),
+    ("UpdateFeaturesRequest", 0, 2),
+    ("BrokerRegistrationRequest", 0, 4),
+    ("GetTelemetrySubscriptionsRequest", 0, 0),
+    ("PushTelemetryRequest", 0, 0),
+    ("MetadataResponse", 4, 13),
+    ("ApiVersionsResponse", 0, 4),
+    ("AlterConfigsResponse", 0, 2),
+    ("IncrementalAlterConfigsResponse", 0, 1),
+    ("UpdateFeaturesResponse", 0, 2),
+    ("BrokerRegistrationResponse", 0, 4),
+    ("GetTelemetrySubscriptionsResponse", 0, 0),
+    ("PushTelemetryResponse", 0, 0),
+    ("RegisterBrokerRecord", 0, 4),
+    ("ConfigRecord", 0, 0),
+    ("FeatureLevelRecord", 0, 0),
+];
+
+/// The number of (message, version) pairs in [`EXPECTED`].
+const EXPECTED_PAIRS: usize = 67;
+
+fn jar() -> Option<PathBuf> {
+    match std::env::var_os(JAVA_CODEC_JAR_ENV) {
+        Some(j) => Some(PathBuf::from(j)),
+        None => {
+            assert!(
+                std::env::var("KIPCHECK_REQUIRE_PEERS").as_deref() != Ok("1"),
+                "KIPCHECK_REQUIRE_PEERS=1 but {JAVA_CODEC_JAR_ENV} is not set"
+            );
+            println!(
+                "skipped: {JAVA_CODEC_JAR_ENV} is not set (mvn -q -B -f interop/java-codec/pom.xml package)"
+            );
+            None
+        }
+    }
+}
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
+}
+
+#[test]
+fn kafka_codec_agrees_with_ours() {
+    let Some(jar) = jar() else { return };
+    let mut java = JavaCodec::spawn(&jar, Duration::from_secs(300)).expect("the JVM starts");
+    let pairs = Pair::shared(&mut java).expect("versions");
+    let expected: Vec<(String, i16)> = EXPECTED
+        .iter()
+        .flat_map(|(m, lo, hi)| (*lo..=*hi).map(move |v| (m.to_string(), v)))
+        .collect();
+    let shared: Vec<(String, i16)> = pairs
+        .iter()
+        .map(|p| (p.message.to_string(), p.version))
+        .collect();
+    assert_eq!(
+        shared, expected,
+        "the (message, version) pairs both codecs know"
+    );
+    assert_eq!(expected.len(), EXPECTED_PAIRS);
+    let mut inputs = generated_inputs(&pairs, SEED);
+    let generated = inputs.len();
+    inputs.extend(corpus_inputs(&repo().join("corpus"), &pairs).expect("corpus"));
+    let report = compare(&mut java, &pairs, &inputs).expect("the oracle runs");
+    println!(
+        "pairs {} (compared {}), inputs {} ({generated} generated, {RANDOM_PER_VERSION} random per version), both accepted {}, both rejected {}, known differences {:?}",
+        pairs.len(),
+        report.compared.len(),
+        report.inputs,
+        report.both_accepted,
+        report.both_rejected,
+        report.known_counts()
+    );
+    let mut kinds = std::collections::BTreeMap::new();
+    for d in report.unexplained() {
+        let sig: String = format!("{} [{}] {}", d.pair.message, d.category, d.what)
+            .chars()
+            .map(|c| if c.is_ascii_digit() { 'N' } else { c })
+            .take(160)
+            .collect();
+        kinds.entry(sig).or_insert_with(|| d.to_string());
+    }
+    for (sig, example) in &kinds {
+        println!("{sig}\n  e.g. {example}\n");
+    }
+    assert_eq!(
+        report.unexplained().count(),
+        0,
+        "unexplained disagreements with Kafka's codec"
+    );
+    assert_eq!(
+        report.compared.len(),
+        pairs.len(),
+        "every shared pair compared"
+    );
+    assert_eq!(pairs.len(), EXPECTED_PAIRS);
+}
+
+/// `BYTES_FIELDS` (the only values whose JSON differs: base64 in Kafka's, hex in ours) lists
+/// exactly the bytes fields of our message definitions; and none has a `float64` or
+/// `records` field, whose JSON the normalisation does not handle (Jackson's `NaN`, Kafka's
+/// records printed as empty). Runs without the jar.
+#[test]
+fn bytes_fields_table_matches_the_definitions() {
+    use kipcheck_codegen::model::Ty;
+    fn base(t: &Ty) -> &Ty {
+        match t {
+            Ty::Array(inner) => base(inner),
+            t => t,
+        }
+    }
+    let messages = kipcheck_codegen::load(&repo().join("harness/messages")).expect("specs load");
+    let mut found = Vec::new();
+    for m in &messages {
+        for s in &m.structs {
+            for f in &s.fields {
+                match base(&f.ty) {
+                    Ty::Bytes => found.push((m.name.clone(), f.name.clone())),
+                    Ty::F64 | Ty::Records => {
+                        panic!("{}.{}: normalise float64/records first", m.name, f.name)
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    let table: Vec<(String, String)> = BYTES_FIELDS
+        .iter()
+        .map(|(m, f)| (m.to_string(), f.to_string()))
+        .collect();
+    assert_eq!(found, table);
+}
