@@ -3,15 +3,16 @@
 //! way an adapter can misbehave (crash at start, crash mid-scenario, garbage, a wrong message
 //! type, silence, a wrong protocol version, an over-long line) gives its exact error kind and
 //! an Errored verdict carrying the stderr tail, within a bounded wall-clock time, with the
-//! process group killed afterwards.
+//! process group killed afterwards; base64 frames pass through byte for byte; and `kipcheck
+//! run` exits 3 when the adapter cannot even say hello.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use kipcheck::adapter::{
-    target_from_spec, AdapterError, ExecOptions, ExecTarget, FrameEncoding, SessionConfig, Target,
-    TargetOptions,
+    target_from_spec, AdapterError, ConnOutput, ExecOptions, ExecTarget, FrameEncoding,
+    SessionConfig, Target, TargetOptions,
 };
 use kipcheck::codec::{self, ProvisionalNumbers, RequestBody, RequestHeader};
 use kipcheck::runner::{execute, run_suite, select, Filters, RunOptions, Verdict};
@@ -310,5 +311,57 @@ async fn a_misbehaving_adapter_is_an_errored_verdict_not_a_panic() {
             .contains("misbehave: about to misbehave (crash_mid)"),
         "{}",
         f.message
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn base64_encoding_passes_frames_through_untouched_both_ways() {
+    let target = ExecTarget::start(&misbehave("base64"), small()).expect("hello");
+    assert_eq!(target.encoding(), FrameEncoding::Base64);
+    let s = one("b1324-empty-configs-accepted");
+    let config = SessionConfig {
+        setup: s.file.setup.clone(),
+        profile: s.profile.clone(),
+        seed: 1,
+        roles: s.file.roles.clone(),
+    };
+    let mut session = bounded(target.open(config)).await.expect("open");
+    let header = RequestHeader {
+        request_api_key: 18,
+        request_api_version: 0,
+        correlation_id: 0x0102_0304,
+        client_id: Some("t".into()),
+        ..Default::default()
+    };
+    let request = codec::encode_request_frame(
+        &header,
+        &RequestBody::ApiVersions(Default::default()),
+        &ProvisionalNumbers::default(),
+    )
+    .expect("encodes");
+    bounded(session.send(0, request)).await.expect("sent");
+    let out = bounded(session.recv(0, 0)).await.expect("recv");
+    // The fixture's hand-built frame, byte for byte: size 16, correlation id, ErrorCode 0,
+    // one ApiKeys entry (18, 0, 4).
+    let expected: Vec<u8> = vec![0, 0, 0, 16, 1, 2, 3, 4, 0, 0, 0, 0, 0, 1, 0, 18, 0, 0, 0, 4];
+    assert_eq!(out, Some(ConnOutput::Frame(expected)));
+    assert_eq!(bounded(session.recv(0, 0)).await.expect("recv"), None);
+}
+
+#[test]
+fn kipcheck_run_exits_3_when_the_adapter_cannot_say_hello() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kipcheck"))
+        .current_dir(repo())
+        .args(["run", "--kip", "1324", "--report-dir"])
+        .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("exec_exit3"))
+        .arg("--target")
+        .arg(format!("exec:{}", misbehave("crash_at_start")))
+        .output()
+        .expect("kipcheck runs");
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("misbehave: cannot load my configuration"),
+        "{stderr}"
     );
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::anyhow;
 use clap::Args;
-use kipcheck::adapter::{target_from_spec, Target, TargetOptions};
+use kipcheck::adapter::{target_from_spec, AdapterError, Target, TargetOptions};
 use kipcheck::report::{standard_reporters, Reporter, TerminalOptions};
 use kipcheck::runner::{
     run_suite, select, Baseline, Filters, Grade, Partition, RunEvent, RunOptions,
@@ -103,7 +103,13 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         Ok(t) => t,
         Err(e) => {
             eprintln!("kipcheck: {e:#}");
-            return Ok(ExitCode::from(EXIT_USAGE));
+            // A bad specification is a usage error; a target that crashed, hung or broke its
+            // protocol while starting (e.g. an exec: adapter's hello) is a target failure.
+            let code = match e.downcast_ref::<AdapterError>() {
+                None | Some(AdapterError::Setup(_)) => EXIT_USAGE,
+                Some(_) => EXIT_TARGET,
+            };
+            return Ok(ExitCode::from(code));
         }
     };
     let scenarios = match load_dir(&a.scenarios) {
