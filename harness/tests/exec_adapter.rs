@@ -190,10 +190,14 @@ fn push_frame() -> Vec<u8> {
     .expect("encodes")
 }
 
-/// Opens a session on `mode`, sends one request and returns the error it gives.
-async fn first_send_error(mode: &str, opts: ExecOptions) -> AdapterError {
+/// Starts the fixture in `mode` and opens a session for a simple broker scenario.
+async fn open_session(
+    mode: &str,
+    opts: ExecOptions,
+    encoding: FrameEncoding,
+) -> Box<dyn kipcheck::adapter::Session> {
     let target = ExecTarget::start(&misbehave(mode), opts).expect("hello");
-    assert_eq!(target.encoding(), FrameEncoding::Json);
+    assert_eq!(target.encoding(), encoding);
     let s = one("b1324-empty-configs-accepted");
     let config = SessionConfig {
         setup: s.file.setup.clone(),
@@ -201,7 +205,12 @@ async fn first_send_error(mode: &str, opts: ExecOptions) -> AdapterError {
         seed: 1,
         roles: s.file.roles.clone(),
     };
-    let mut session = bounded(target.open(config)).await.expect("open");
+    bounded(target.open(config)).await.expect("open")
+}
+
+/// Opens a session on `mode`, sends one request and returns the error it gives.
+async fn first_send_error(mode: &str, opts: ExecOptions) -> AdapterError {
+    let mut session = open_session(mode, opts, FrameEncoding::Json).await;
     bounded(session.send(0, push_frame()))
         .await
         .expect_err("the adapter misbehaves")
@@ -316,16 +325,7 @@ async fn a_misbehaving_adapter_is_an_errored_verdict_not_a_panic() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn base64_encoding_passes_frames_through_untouched_both_ways() {
-    let target = ExecTarget::start(&misbehave("base64"), small()).expect("hello");
-    assert_eq!(target.encoding(), FrameEncoding::Base64);
-    let s = one("b1324-empty-configs-accepted");
-    let config = SessionConfig {
-        setup: s.file.setup.clone(),
-        profile: s.profile.clone(),
-        seed: 1,
-        roles: s.file.roles.clone(),
-    };
-    let mut session = bounded(target.open(config)).await.expect("open");
+    let mut session = open_session("base64", small(), FrameEncoding::Base64).await;
     let header = RequestHeader {
         request_api_key: 18,
         request_api_version: 0,
