@@ -4,14 +4,15 @@
 //! type, silence, a wrong protocol version, an over-long line) gives its exact error kind and
 //! an Errored verdict carrying the stderr tail, within a bounded wall-clock time, with the
 //! process group killed afterwards; base64 frames pass through byte for byte; and `kipcheck
-//! run` exits 3 when the adapter cannot even say hello.
+//! run` exits 3 when the adapter cannot even say hello; `advance` with `until` stops the
+//! virtual clock exactly at a client's next request, and a clock moved too far is refused.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use kipcheck::adapter::{
-    target_from_spec, AdapterError, ConnOutput, ExecOptions, ExecTarget, FrameEncoding,
+    target_from_spec, AdapterError, ConnOutput, ExecOptions, ExecTarget, FrameEncoding, PeerAction,
     SessionConfig, Target, TargetOptions,
 };
 use kipcheck::codec::{self, ProvisionalNumbers, RequestBody, RequestHeader};
@@ -364,4 +365,48 @@ fn kipcheck_run_exits_3_when_the_adapter_cannot_say_hello() {
         stderr.contains("misbehave: cannot load my configuration"),
         "{stderr}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn advance_until_request_stops_the_virtual_clock_at_the_request() {
+    let mut session = open_session("client_clock", small(), FrameEncoding::Json).await;
+    bounded(session.act(PeerAction::Start))
+        .await
+        .expect("start");
+    // Already queued: no time passes.
+    let first = bounded(session.next_request(0)).await.expect("request");
+    assert_eq!(first.as_ref().map(|r| (r.node, r.at_ms)), Some((1, 0)));
+    // The retry is due at 100 ms: waiting up to 5000 ms stops exactly there.
+    let retry = bounded(session.next_request(5000))
+        .await
+        .expect("request")
+        .expect("the retry");
+    assert_eq!((retry.node, retry.at_ms), (1, 100));
+    assert_eq!(session.now_ms(), 100);
+    let decoded = codec::decode_request_frame(
+        &retry.frame,
+        codec::limits::DEFAULT_MAX_FRAME_SIZE,
+        &ProvisionalNumbers::default(),
+    )
+    .expect("kipcheck encoded the adapter's JSON request");
+    assert_eq!(decoded.header.correlation_id, 2);
+    // Nothing more: the whole wait passes.
+    assert_eq!(bounded(session.next_request(250)).await.expect("ok"), None);
+    assert_eq!(session.now_ms(), 350);
+    bounded(session.advance(50)).await.expect("advance");
+    assert_eq!(session.now_ms(), 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clock_moved_past_the_advance_is_a_protocol_error() {
+    let mut session = open_session("overshoot", small(), FrameEncoding::Json).await;
+    match bounded(session.advance(10)).await {
+        Err(AdapterError::Protocol(m)) => {
+            assert!(
+                m.contains("advance by 10 ms from 0 moved the clock to 11"),
+                "{m}"
+            )
+        }
+        other => panic!("expected Protocol, got {other:?}"),
+    }
 }

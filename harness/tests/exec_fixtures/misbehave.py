@@ -4,7 +4,8 @@ harness/tests/exec_adapter.rs. Until it misbehaves it speaks protocol v1 as a br
 accepts `open` and answers nothing else correctly.
 
 Modes: crash_at_start, crash_mid, garbage, wrong_type, silent PIDFILE, wrong_version, long_line;
-and base64, which behaves: it chooses base64 frames, checks it is sent nothing decoded, and
+client_clock, a well-behaved client on a virtual clock whose retry is due at 100 ms, and
+overshoot, the same client moving its clock 1 ms past what it was asked to; and base64, which behaves: it chooses base64 frames, checks it is sent nothing decoded, and
 answers every request with the same hand-built ApiVersions v0 response frame.
 """
 
@@ -29,13 +30,35 @@ if mode == "crash_at_start":
 
 version = 99 if mode == "wrong_version" else 1
 encoding = "base64" if mode == "base64" else "json"
-say('{"type": "hello", "protocol": %d, "roles": ["broker"], "capabilities": ["events", "policy_control"], '
-    '"encoding": "%s"}' % (version, encoding))
+role = "client" if mode in ("client_clock", "overshoot") else "broker"
+say('{"type": "hello", "protocol": %d, "roles": ["%s"], "capabilities": ["events", "policy_control"], '
+    '"encoding": "%s"}' % (version, role, encoding))
+now, retried = 0, False
+
+
+def api_versions_request(correlation_id):
+    return {"node": 1, "api_key": 18, "version": 3, "correlation_id": correlation_id, "client_id": "c",
+            "body": {"ClientSoftwareName": "c", "ClientSoftwareVersion": "1"}}
+
 
 for line in sys.stdin:
     m = json.loads(line)
     if m["type"] == "open":
         say('{"type": "ok"}')
+        continue
+    if role == "client":
+        reply = {"type": "ok"}
+        if m["type"] == "peer" and m["action"] == "start":
+            reply["requests"] = [api_versions_request(1)]
+        elif m["type"] == "advance":
+            end = now + m["ms"]
+            if not retried and end >= 100:
+                retried = True
+                reply["requests"] = [api_versions_request(2)]
+                end = 100 if m.get("until") == "request" else end
+            now = end + (1 if mode == "overshoot" else 0)
+        reply["now_ms"] = now
+        say(json.dumps(reply))
         continue
     if mode == "base64":
         if sorted(m) != ["conn", "frame", "type"]:
