@@ -3,15 +3,17 @@
 //! way an adapter can misbehave (crash at start, crash mid-scenario, garbage, a wrong message
 //! type, silence, a wrong protocol version, an over-long line) gives its exact error kind and
 //! an Errored verdict carrying the stderr tail, within a bounded wall-clock time, with the
-//! process group killed afterwards.
+//! process group killed afterwards; base64 frames pass through byte for byte; and `kipcheck
+//! run` exits 3 when the adapter cannot even say hello; `advance` with `until` stops the
+//! virtual clock exactly at a client's next request, and a clock moved too far is refused.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use kipcheck::adapter::{
-    target_from_spec, AdapterError, ExecOptions, ExecTarget, FrameEncoding, SessionConfig, Target,
-    TargetOptions,
+    target_from_spec, AdapterError, ConnOutput, ExecOptions, ExecTarget, FrameEncoding, PeerAction,
+    SessionConfig, Target, TargetOptions,
 };
 use kipcheck::codec::{self, ProvisionalNumbers, RequestBody, RequestHeader};
 use kipcheck::runner::{execute, run_suite, select, Filters, RunOptions, Verdict};
@@ -189,10 +191,14 @@ fn push_frame() -> Vec<u8> {
     .expect("encodes")
 }
 
-/// Opens a session on `mode`, sends one request and returns the error it gives.
-async fn first_send_error(mode: &str, opts: ExecOptions) -> AdapterError {
+/// Starts the fixture in `mode` and opens a session for a simple broker scenario.
+async fn open_session(
+    mode: &str,
+    opts: ExecOptions,
+    encoding: FrameEncoding,
+) -> Box<dyn kipcheck::adapter::Session> {
     let target = ExecTarget::start(&misbehave(mode), opts).expect("hello");
-    assert_eq!(target.encoding(), FrameEncoding::Json);
+    assert_eq!(target.encoding(), encoding);
     let s = one("b1324-empty-configs-accepted");
     let config = SessionConfig {
         setup: s.file.setup.clone(),
@@ -200,7 +206,12 @@ async fn first_send_error(mode: &str, opts: ExecOptions) -> AdapterError {
         seed: 1,
         roles: s.file.roles.clone(),
     };
-    let mut session = bounded(target.open(config)).await.expect("open");
+    bounded(target.open(config)).await.expect("open")
+}
+
+/// Opens a session on `mode`, sends one request and returns the error it gives.
+async fn first_send_error(mode: &str, opts: ExecOptions) -> AdapterError {
+    let mut session = open_session(mode, opts, FrameEncoding::Json).await;
     bounded(session.send(0, push_frame()))
         .await
         .expect_err("the adapter misbehaves")
@@ -311,4 +322,91 @@ async fn a_misbehaving_adapter_is_an_errored_verdict_not_a_panic() {
         "{}",
         f.message
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn base64_encoding_passes_frames_through_untouched_both_ways() {
+    let mut session = open_session("base64", small(), FrameEncoding::Base64).await;
+    let header = RequestHeader {
+        request_api_key: 18,
+        request_api_version: 0,
+        correlation_id: 0x0102_0304,
+        client_id: Some("t".into()),
+        ..Default::default()
+    };
+    let request = codec::encode_request_frame(
+        &header,
+        &RequestBody::ApiVersions(Default::default()),
+        &ProvisionalNumbers::default(),
+    )
+    .expect("encodes");
+    bounded(session.send(0, request)).await.expect("sent");
+    let out = bounded(session.recv(0, 0)).await.expect("recv");
+    // The fixture's hand-built frame, byte for byte: size 16, correlation id, ErrorCode 0,
+    // one ApiKeys entry (18, 0, 4).
+    let expected: Vec<u8> = vec![0, 0, 0, 16, 1, 2, 3, 4, 0, 0, 0, 0, 0, 1, 0, 18, 0, 0, 0, 4];
+    assert_eq!(out, Some(ConnOutput::Frame(expected)));
+    assert_eq!(bounded(session.recv(0, 0)).await.expect("recv"), None);
+}
+
+#[test]
+fn kipcheck_run_exits_3_when_the_adapter_cannot_say_hello() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kipcheck"))
+        .current_dir(repo())
+        .args(["run", "--kip", "1324", "--report-dir"])
+        .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("exec_exit3"))
+        .arg("--target")
+        .arg(format!("exec:{}", misbehave("crash_at_start")))
+        .output()
+        .expect("kipcheck runs");
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("misbehave: cannot load my configuration"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn advance_until_request_stops_the_virtual_clock_at_the_request() {
+    let mut session = open_session("client_clock", small(), FrameEncoding::Json).await;
+    bounded(session.act(PeerAction::Start))
+        .await
+        .expect("start");
+    // Already queued: no time passes.
+    let first = bounded(session.next_request(0)).await.expect("request");
+    assert_eq!(first.as_ref().map(|r| (r.node, r.at_ms)), Some((1, 0)));
+    // The retry is due at 100 ms: waiting up to 5000 ms stops exactly there.
+    let retry = bounded(session.next_request(5000))
+        .await
+        .expect("request")
+        .expect("the retry");
+    assert_eq!((retry.node, retry.at_ms), (1, 100));
+    assert_eq!(session.now_ms(), 100);
+    let decoded = codec::decode_request_frame(
+        &retry.frame,
+        codec::limits::DEFAULT_MAX_FRAME_SIZE,
+        &ProvisionalNumbers::default(),
+    )
+    .expect("kipcheck encoded the adapter's JSON request");
+    assert_eq!(decoded.header.correlation_id, 2);
+    // Nothing more: the whole wait passes.
+    assert_eq!(bounded(session.next_request(250)).await.expect("ok"), None);
+    assert_eq!(session.now_ms(), 350);
+    bounded(session.advance(50)).await.expect("advance");
+    assert_eq!(session.now_ms(), 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clock_moved_past_the_advance_is_a_protocol_error() {
+    let mut session = open_session("overshoot", small(), FrameEncoding::Json).await;
+    match bounded(session.advance(10)).await {
+        Err(AdapterError::Protocol(m)) => {
+            assert!(
+                m.contains("advance by 10 ms from 0 moved the clock to 11"),
+                "{m}"
+            )
+        }
+        other => panic!("expected Protocol, got {other:?}"),
+    }
 }
