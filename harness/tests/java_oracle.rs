@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use kipcheck::oracle::{
-    compare, corpus_inputs, generated_inputs, JavaCodec, Pair, BYTES_FIELDS, JAVA_CODEC_JAR_ENV,
-    RANDOM_PER_VERSION,
+    compare, corpus_inputs, generated_inputs, JavaCodec, Kind, Pair, BYTES_FIELDS,
+    JAVA_CODEC_JAR_ENV, RANDOM_PER_VERSION,
 };
 
 /// The seed of the generated values.
@@ -153,4 +153,68 @@ fn bytes_fields_table_matches_the_definitions() {
         .map(|(m, f)| (m.to_string(), f.to_string()))
         .collect();
     assert_eq!(found, table);
+}
+
+/// Each documented difference, pinned on one hand-written input: exactly that difference and
+/// nothing else.
+#[test]
+fn known_differences_are_exactly_these() {
+    use kipcheck::oracle::{Input, InputSource, KnownDifference as K};
+    let Some(jar) = jar() else { return };
+    let mut java = JavaCodec::spawn(&jar, Duration::from_secs(120)).expect("the JVM starts");
+    let pairs = Pair::shared(&mut java).expect("versions");
+    let input = |kind, api_key, version, hex: &str| Input {
+        kind,
+        api_key,
+        version,
+        bytes: kipcheck::codec::from_hex(hex).unwrap(),
+        source: InputSource::Default,
+    };
+    let cases = [
+        // ApiVersionsRequest v3, ClientSoftwareName "a\xff": Kafka reads "a\u{fffd}".
+        (
+            input(Kind::Request, 18, 3, "0361ff023100"),
+            vec![(K::KafkaAcceptsInvalidUtf8, "accept/reject")],
+        ),
+        // ApiVersionsRequest v3 with unknown tags 5 then 1 (both empty): Kafka reads them in
+        // wire order and cannot write them again; we write them as 1, 5.
+        (
+            input(
+                Kind::Request,
+                18,
+                3,
+                "0261023102050001 00".replace(' ', "").as_str(),
+            ),
+            vec![(K::KafkaCannotRewriteUnknownTags, "re-encoding")],
+        ),
+        // The same with one tag 2^31: Kafka reads it as a negative int.
+        (
+            input(Kind::Request, 18, 3, "0261023101808080800800"),
+            vec![(K::KafkaCannotRewriteUnknownTags, "re-encoding")],
+        ),
+        // RegisterBrokerRecord v4 default: CordonedLogDirs [] is written by Kafka (default null).
+        (
+            input(
+                Kind::Record,
+                0,
+                4,
+                "0000000000000000000000000000000000000000000000000000000000010101010000",
+            ),
+            vec![(K::CordonedLogDirsDefaultNull, "encode")],
+        ),
+    ];
+    for (input, expected) in cases {
+        let report = compare(&mut java, &pairs, std::slice::from_ref(&input)).expect("runs");
+        let got: Vec<(K, &str)> = report
+            .disagreements
+            .iter()
+            .map(|d| {
+                (
+                    d.known.unwrap_or_else(|| panic!("unexplained: {d}")),
+                    d.category,
+                )
+            })
+            .collect();
+        assert_eq!(got, expected, "{input:?}");
+    }
 }
