@@ -218,3 +218,34 @@ fn known_differences_are_exactly_these() {
         assert_eq!(got, expected, "{input:?}");
     }
 }
+
+/// `kipcheck oracle --jar` (defaults and the corpus; the binary is built without the
+/// `arbitrary` feature) agrees and says so.
+#[test]
+fn oracle_command_reports_no_unexplained_disagreement() {
+    let Some(jar) = jar() else { return };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kipcheck"))
+        .current_dir(repo())
+        .arg("oracle")
+        .arg("--jar")
+        .arg(&jar)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.starts_with(&format!(
+            "{EXPECTED_PAIRS} (message, version) pairs shared with Kafka's codec, {EXPECTED_PAIRS} compared\n"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("\n0 unexplained disagreement(s)\n"),
+        "{stdout}"
+    );
+}
