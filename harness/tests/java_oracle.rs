@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use kipcheck::oracle::{
-    compare, corpus_inputs, generated_inputs, JavaCodec, Pair, BYTES_FIELDS, JAVA_CODEC_JAR_ENV,
-    RANDOM_PER_VERSION,
+    compare, corpus_inputs, generated_inputs, JavaCodec, Kind, Pair, BYTES_FIELDS,
+    JAVA_CODEC_JAR_ENV, LOWER_CASE_NAMES, RANDOM_PER_VERSION,
 };
 
 /// The seed of the generated values.
@@ -121,7 +121,8 @@ fn kafka_codec_agrees_with_ours() {
 }
 
 /// `BYTES_FIELDS` (the only values whose JSON differs: base64 in Kafka's, hex in ours) lists
-/// exactly the bytes fields of our message definitions; and none has a `float64` or
+/// exactly the bytes fields of our message definitions, `LOWER_CASE_NAMES` exactly the field
+/// names spelled in lower case (kept as they are when mapping Kafka's names); and none has a `float64` or
 /// `records` field, whose JSON the normalisation does not handle (Jackson's `NaN`, Kafka's
 /// records printed as empty). Runs without the jar.
 #[test]
@@ -135,9 +136,13 @@ fn bytes_fields_table_matches_the_definitions() {
     }
     let messages = kipcheck_codegen::load(&repo().join("harness/messages")).expect("specs load");
     let mut found = Vec::new();
+    let mut lower = std::collections::BTreeSet::new();
     for m in &messages {
         for s in &m.structs {
             for f in &s.fields {
+                if f.name.starts_with(|c: char| c.is_ascii_lowercase()) {
+                    lower.insert(f.name.clone());
+                }
                 match base(&f.ty) {
                     Ty::Bytes => found.push((m.name.clone(), f.name.clone())),
                     Ty::F64 | Ty::Records => {
@@ -153,4 +158,99 @@ fn bytes_fields_table_matches_the_definitions() {
         .map(|(m, f)| (m.to_string(), f.to_string()))
         .collect();
     assert_eq!(found, table);
+    let lower: Vec<String> = lower.into_iter().collect();
+    assert_eq!(
+        lower, LOWER_CASE_NAMES,
+        "names spelled in lower case in the definitions"
+    );
+}
+
+/// Each documented difference, pinned on one hand-written input: exactly that difference and
+/// nothing else.
+#[test]
+fn known_differences_are_exactly_these() {
+    use kipcheck::oracle::{Input, InputSource, KnownDifference as K};
+    let Some(jar) = jar() else { return };
+    let mut java = JavaCodec::spawn(&jar, Duration::from_secs(120)).expect("the JVM starts");
+    let pairs = Pair::shared(&mut java).expect("versions");
+    let input = |kind, api_key, version, hex: &str| Input {
+        kind,
+        api_key,
+        version,
+        bytes: kipcheck::codec::from_hex(hex).unwrap(),
+        source: InputSource::Default,
+    };
+    let cases = [
+        // ApiVersionsRequest v3, ClientSoftwareName "a\xff": Kafka reads "a\u{fffd}".
+        (
+            input(Kind::Request, 18, 3, "0361ff023100"),
+            vec![(K::KafkaAcceptsInvalidUtf8, "accept/reject")],
+        ),
+        // ApiVersionsRequest v3 with unknown tags 5 then 1 (both empty): Kafka reads them in
+        // wire order and cannot write them again; we write them as 1, 5.
+        (
+            input(Kind::Request, 18, 3, "026102310205000100"),
+            vec![(K::KafkaCannotRewriteUnknownTags, "re-encoding")],
+        ),
+        // The same with one tag 2^31: Kafka reads it as a negative int.
+        (
+            input(Kind::Request, 18, 3, "0261023101808080800800"),
+            vec![(K::KafkaCannotRewriteUnknownTags, "re-encoding")],
+        ),
+        // RegisterBrokerRecord v4 default: CordonedLogDirs [] is written by Kafka (default null).
+        (
+            input(
+                Kind::Record,
+                0,
+                4,
+                "0000000000000000000000000000000000000000000000000000000000010101010000",
+            ),
+            vec![(K::CordonedLogDirsDefaultNull, "encode")],
+        ),
+    ];
+    for (input, expected) in cases {
+        let report = compare(&mut java, &pairs, std::slice::from_ref(&input)).expect("runs");
+        let got: Vec<(K, &str)> = report
+            .disagreements
+            .iter()
+            .map(|d| {
+                (
+                    d.known.unwrap_or_else(|| panic!("unexplained: {d}")),
+                    d.category,
+                )
+            })
+            .collect();
+        assert_eq!(got, expected, "{input:?}");
+    }
+}
+
+/// `kipcheck oracle --jar` (defaults and the corpus; the binary is built without the
+/// `arbitrary` feature) agrees and says so.
+#[test]
+fn oracle_command_reports_no_unexplained_disagreement() {
+    let Some(jar) = jar() else { return };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kipcheck"))
+        .current_dir(repo())
+        .arg("oracle")
+        .arg("--jar")
+        .arg(&jar)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.starts_with(&format!(
+            "{EXPECTED_PAIRS} (message, version) pairs shared with Kafka's codec, {EXPECTED_PAIRS} compared\n"
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("\n0 unexplained disagreement(s)\n"),
+        "{stdout}"
+    );
 }

@@ -4,6 +4,7 @@ mod codec_cmds;
 mod corpus_cmd;
 mod input;
 mod ledger_cmd;
+mod oracle_cmd;
 mod run_cmd;
 
 use std::process::ExitCode;
@@ -47,6 +48,9 @@ enum Command {
     /// Run the suite against the reference and write every frame it exchanges into the fuzz
     /// corpus (`corpus/decode_request/`, `corpus/decode_response/`).
     ExportCorpus(corpus_cmd::ExportArgs),
+    /// Compare kipcheck's codec with Kafka 4.4.0's own (the `interop/java-codec` jar) on every
+    /// shared message and version and the fuzz corpus (exit 1 on an unexplained disagreement).
+    Oracle(oracle_cmd::OracleArgs),
 }
 
 /// Runs the parsed command.
@@ -57,5 +61,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(a) => run_cmd::run(a),
         Command::Ledger(a) => ledger_cmd::run(a),
         Command::ExportCorpus(a) => corpus_cmd::run(a),
+        Command::Oracle(a) => oracle_cmd::run(a),
     }
 }
