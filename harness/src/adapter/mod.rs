@@ -1,11 +1,13 @@
 //! Adapters: the [`Target`] trait every implementation under test is driven through, and
 //! the targets kipcheck ships (the in-process reference model first).
 
+pub mod mutant;
 pub mod recording;
 pub mod reference;
 pub mod registry;
 pub mod target;
 
+pub use mutant::{MutantTarget, MUTANT_PREFIX};
 pub use recording::{RecordedFrame, RecordingTarget};
 pub use reference::{ReferenceSession, ReferenceTarget};
 pub use registry::{target_from_spec, TargetOptions, TARGET_KINDS};

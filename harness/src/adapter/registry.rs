@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use super::mutant::{MutantTarget, MUTANT_PREFIX};
 use super::reference::ReferenceTarget;
 use super::target::{AdapterError, Target};
 use crate::scenario::{Capability, Role};
@@ -19,13 +20,16 @@ pub struct TargetOptions {
 }
 
 /// Target kinds, as listed in error messages and `--help`.
-pub const TARGET_KINDS: &str = "reference";
+pub const TARGET_KINDS: &str = "reference, mutant:NAME";
 
 /// Builds the target a specification names.
 pub fn target_from_spec(spec: &str, opts: &TargetOptions) -> Result<Arc<dyn Target>, AdapterError> {
     let _ = opts;
     match spec {
         "reference" => Ok(Arc::new(ReferenceTarget)),
+        s if s.starts_with(MUTANT_PREFIX) => Ok(Arc::new(MutantTarget::from_name(
+            &s[MUTANT_PREFIX.len()..],
+        )?)),
         other => Err(AdapterError::Setup(format!(
             "unknown target {other:?} (available: {TARGET_KINDS})"
         ))),

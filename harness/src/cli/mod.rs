@@ -4,6 +4,7 @@ mod codec_cmds;
 mod corpus_cmd;
 mod input;
 mod ledger_cmd;
+mod mutants_cmd;
 mod run_cmd;
 
 use std::process::ExitCode;
@@ -47,6 +48,12 @@ enum Command {
     /// Run the suite against the reference and write every frame it exchanges into the fuzz
     /// corpus (`corpus/decode_request/`, `corpus/decode_response/`).
     ExportCorpus(corpus_cmd::ExportArgs),
+    /// Run the suite against every built-in faulty variant of the reference and print the
+    /// kill matrix (writes mutants.json and mutants.html).
+    ///
+    /// Exit codes: 0 every variant caught; 1 a variant survives (or a scenario fails against
+    /// the reference); 2 usage or scenario error; 4 no scenarios selected.
+    Mutants(mutants_cmd::MutantsArgs),
 }
 
 /// Runs the parsed command.
@@ -57,5 +64,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(a) => run_cmd::run(a),
         Command::Ledger(a) => ledger_cmd::run(a),
         Command::ExportCorpus(a) => corpus_cmd::run(a),
+        Command::Mutants(a) => mutants_cmd::run(a),
     }
 }

@@ -11,6 +11,7 @@ pub mod client;
 pub mod config_def;
 pub mod controller;
 pub mod events;
+pub mod faults;
 pub mod invariants;
 pub mod profile;
 pub mod rng;
@@ -30,6 +31,7 @@ pub use config_def::{
 };
 pub use controller::{ControllerModel, MetadataRecord, RegisteredBroker, ReplayError};
 pub use events::{Event, LoggedEvent, NodeId};
+pub use faults::{Fault, Faults};
 pub use invariants::InvariantViolation;
 pub use profile::{
     AuditDirection, DefaultKeyLists, Defaults, ProfileError, RegistrationRejection, SizeMeasure,
