@@ -39,6 +39,15 @@ const WITNESSES: &[(&str, &str)] = &[
         "is-default-always-false",
         "c1324-is-default-explicit-default-value",
     ),
+    ("ignores-enable-switch", "c1324-disabled-consumer"),
+    (
+        "retriable-errors-not-retried",
+        "c1324-retry-coordinator-load-in-progress",
+    ),
+    (
+        "does-not-block-user-requests",
+        "c1324-user-request-blocked-until-response",
+    ),
     (
         "retries-config-too-large",
         "c1324-config-too-large-not-retried",
@@ -79,6 +88,7 @@ const WITNESSES: &[(&str, &str)] = &[
         "accepts-sensitive-types",
         "b1324-config-type-class-rejected",
     ),
+    ("skips-value-parsing", "b1324-unparsable-int-rejected"),
     (
         "drops-throttle-time",
         "b1324-throttle-time-returned-on-success",
@@ -100,6 +110,10 @@ const WITNESSES: &[(&str, &str)] = &[
         "k1326-ctrl-no-persist-below-level",
     ),
     (
+        "persists-only-above-enabling-version",
+        "k1326-ctrl-persist-at-level",
+    ),
+    (
         "loses-static-configs-on-failover",
         "k1326-ctrl-failover-static-survives",
     ),
@@ -119,6 +133,10 @@ const WITNESSES: &[(&str, &str)] = &[
     (
         "alter-configs-skips-mv-validators",
         "k1294-alter-configs-invalid-config",
+    ),
+    (
+        "incremental-alter-skips-mv-validators",
+        "k1294-iac-invalid-config",
     ),
     (
         "validate-only-writes",

@@ -398,10 +398,9 @@ impl BrokerModel {
         } else {
             self.profile.config_type_numbering
         };
-        let allow_sensitive = self.faults.has(Fault::AcceptsSensitiveTypes);
         let mut configs = Vec::with_capacity(req.configs.len());
         for c in &req.configs {
-            match check_entry(numbering, allow_sensitive, c) {
+            match check_entry(numbering, &self.faults, c) {
                 Ok(pc) => configs.push(pc),
                 Err(msg) => return reject(self, ErrorCode::INVALID_CONFIG, msg, false),
             }
@@ -528,7 +527,7 @@ pub fn measure(m: SizeMeasure, req: &PushConfigRequest, body_len: usize) -> usiz
 /// Checks one entry: known ConfigType, not CLASS/PASSWORD, value parsable for its type.
 fn check_entry(
     numbering: super::config_def::ConfigTypeNumbering,
-    allow_sensitive: bool,
+    faults: &Faults,
     c: &crate::codec::push_config_request::Config,
 ) -> Result<PolicyConfig, String> {
     let Some(ty) = numbering.from_wire(c.config_type) else {
@@ -537,18 +536,26 @@ fn check_entry(
             c.config_key, c.config_type
         ));
     };
-    if !allow_sensitive && matches!(ty, ConfigType::Class | ConfigType::Password) {
+    if !faults.has(Fault::AcceptsSensitiveTypes)
+        && matches!(ty, ConfigType::Class | ConfigType::Password)
+    {
         return Err(format!(
             "Config entry '{}' has sensitive ConfigType {ty} and must not be sent",
             c.config_key
         ));
     }
-    let value = ConfigValue::parse(ty, &c.config_value).map_err(|_| {
-        format!(
-            "Config entry '{}' value '{}' cannot be parsed as {ty}",
-            c.config_key, c.config_value
-        )
-    })?;
+    let value = match ConfigValue::parse(ty, &c.config_value) {
+        Ok(v) => v,
+        Err(_) if faults.has(Fault::SkipsValueParsing) => {
+            ConfigValue::String(c.config_value.to_string())
+        }
+        Err(_) => {
+            return Err(format!(
+                "Config entry '{}' value '{}' cannot be parsed as {ty}",
+                c.config_key, c.config_value
+            ))
+        }
+    };
     Ok(PolicyConfig {
         key: c.config_key.to_string(),
         value,

@@ -387,7 +387,7 @@ impl ClientModel {
                 }
             }
             ClientInput::UserRequest { id } => {
-                if self.is_blocking() {
+                if self.is_blocking() && !self.faults.has(Fault::DoesNotBlockUserRequests) {
                     self.blocked.push(id);
                     self.emit(now, Event::UserRequestBlocked { id }, &mut out);
                 } else {
@@ -410,7 +410,7 @@ impl ClientModel {
         }
         let skip = if self.embedded && !self.faults.has(Fault::EmbeddedClientsHandshake) {
             Some(SkipReason::EmbeddedInStreams)
-        } else if !self.enabled {
+        } else if !self.enabled && !self.faults.has(Fault::IgnoresEnableSwitch) {
             Some(SkipReason::Disabled)
         } else {
             for e in self.selection.events.clone() {
@@ -542,7 +542,8 @@ impl ClientModel {
             self.release(now, UnblockReason::Completed, out);
         } else if (code.retriable()
             && code != ErrorCode::CONFIG_TOO_LARGE
-            && code != ErrorCode::INVALID_CONFIG)
+            && code != ErrorCode::INVALID_CONFIG
+            && !self.faults.has(Fault::RetriableErrorsNotRetried))
             || (code == ErrorCode::CONFIG_TOO_LARGE
                 && self.faults.has(Fault::RetriesConfigTooLarge))
             || (code == ErrorCode::INVALID_CONFIG && self.faults.has(Fault::RetriesInvalidConfig))

@@ -307,8 +307,14 @@ impl ControllerModel {
 
     /// True if RegisterBrokerRecord v5 with StaticConfigs is written at the current level.
     pub fn persists_static_configs(&self) -> bool {
-        self.metadata_version() >= self.profile.static_config_persistence_level
-            || self.faults.has(Fault::PersistsBelowEnablingVersion)
+        let (level, enabling) = (
+            self.metadata_version(),
+            self.profile.static_config_persistence_level,
+        );
+        if self.faults.has(Fault::PersistsOnlyAboveEnablingVersion) {
+            return level > enabling;
+        }
+        level >= enabling || self.faults.has(Fault::PersistsBelowEnablingVersion)
     }
 
     /// MV-validator violations of broker static configs at `level`, as messages.
@@ -468,7 +474,12 @@ impl ControllerModel {
         };
         ServerConfigDefs::check_static(name, key, value)
             .map_err(|e| (ErrorCode::INVALID_CONFIG, e.to_string()))?;
-        if legacy && self.faults.has(Fault::AlterConfigsSkipsMvValidators) {
+        let skipped = if legacy {
+            Fault::AlterConfigsSkipsMvValidators
+        } else {
+            Fault::IncrementalAlterSkipsMvValidators
+        };
+        if self.faults.has(skipped) {
             return Ok(());
         }
         ServerConfigDefs::check_mv_with(name, key, value, self.metadata_version(), &self.faults)

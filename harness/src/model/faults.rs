@@ -56,6 +56,12 @@ faults! {
     ClientOlderTypeNumbering => "client-older-type-numbering",
     /// Client: IsDefault is always false.
     IsDefaultAlwaysFalse => "is-default-always-false",
+    /// Client: `enable.config.push=false` is ignored; the handshake runs anyway.
+    IgnoresEnableSwitch => "ignores-enable-switch",
+    /// Client: retriable PushConfig errors end the handshake instead of being retried.
+    RetriableErrorsNotRetried => "retriable-errors-not-retried",
+    /// Client: user requests go ahead while the handshake is still pending.
+    DoesNotBlockUserRequests => "does-not-block-user-requests",
     /// Client: CONFIG_TOO_LARGE is retried although it can never succeed.
     RetriesConfigTooLarge => "retries-config-too-large",
     /// Client: INVALID_CONFIG is retried although the policy's verdict is final.
@@ -88,6 +94,8 @@ faults! {
     BrokerOlderTypeNumbering => "broker-older-type-numbering",
     /// Broker: entries typed CLASS or PASSWORD are passed to the policy instead of refused.
     AcceptsSensitiveTypes => "accepts-sensitive-types",
+    /// Broker: entry values are not parsed as their ConfigType; unparsable ones reach the policy as strings.
+    SkipsValueParsing => "skips-value-parsing",
     /// Broker: ThrottleTimeMs is never put in PushConfig responses.
     DropsThrottleTime => "drops-throttle-time",
     /// Broker: StaticConfigs include configs whose report policy is NEVER.
@@ -98,6 +106,8 @@ faults! {
     ReportsPasswordConfigs => "reports-password-configs",
     /// Controller: StaticConfigs are persisted in RegisterBrokerRecord v5 below the enabling metadata.version.
     PersistsBelowEnablingVersion => "persists-below-enabling-version",
+    /// Controller: StaticConfigs are persisted only above the enabling metadata.version (`>` instead of `>=`).
+    PersistsOnlyAboveEnablingVersion => "persists-only-above-enabling-version",
     /// Controller: replaying RegisterBrokerRecord drops StaticConfigs, so they are lost on failover.
     LosesStaticConfigsOnFailover => "loses-static-configs-on-failover",
     /// Controller: MV validators are chosen by ceiling (lowest level ≥ current) instead of floor.
@@ -110,6 +120,8 @@ faults! {
     AuditOnUpgradeOnly => "audit-on-upgrade-only",
     /// Controller: legacy AlterConfigs does not run the MV-aware validators.
     AlterConfigsSkipsMvValidators => "alter-configs-skips-mv-validators",
+    /// Controller: IncrementalAlterConfigs does not run the MV-aware validators.
+    IncrementalAlterSkipsMvValidators => "incremental-alter-skips-mv-validators",
     /// Controller: ValidateOnly alter-configs requests write the new configs.
     ValidateOnlyWrites => "validate-only-writes",
     /// Controller: KIP-1256 structural refusals return INVALID_CONFIG instead of INVALID_REQUEST.
