@@ -3,6 +3,7 @@
 
 pub mod exec;
 pub mod exec_process;
+pub mod mutant;
 pub mod recording;
 pub mod reference;
 pub mod registry;
@@ -10,6 +11,7 @@ pub mod target;
 
 pub use exec::{ExecSession, ExecTarget, FrameEncoding, PROTOCOL_VERSION};
 pub use exec_process::ExecOptions;
+pub use mutant::{MutantTarget, MUTANT_PREFIX};
 pub use recording::{RecordedFrame, RecordingTarget};
 pub use reference::{ReferenceSession, ReferenceTarget};
 pub use registry::{target_from_spec, TargetOptions, TARGET_KINDS};

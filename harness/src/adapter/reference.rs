@@ -18,7 +18,7 @@ use crate::codec::{
 };
 use crate::model::{
     BrokerModel, BrokerReply, BrokerRequest, ClientInput, ClientModel, ClientOutput,
-    ControllerModel, LoggedEvent, Millis, ServerConfigDefs, SpecProfile,
+    ControllerModel, Faults, LoggedEvent, Millis, ServerConfigDefs, SpecProfile,
 };
 use crate::scenario::{Capability, Role};
 
@@ -33,24 +33,29 @@ impl Target for ReferenceTarget {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            roles: vec![Role::Client, Role::Broker, Role::Controller],
-            capabilities: vec![
-                Capability::Events,
-                Capability::VirtualClock,
-                Capability::PolicyControl,
-                Capability::MaxBytes,
-                Capability::Throttle,
-                Capability::MetadataVersion,
-                Capability::Failover,
-                Capability::StaticConfigs,
-                Capability::ClientConfig,
-            ],
-        }
+        reference_capabilities()
     }
 
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
         Ok(Box::new(ReferenceSession::new(config)?))
+    }
+}
+
+/// What the reference model (and every faulty variant of it) can do.
+pub fn reference_capabilities() -> Capabilities {
+    Capabilities {
+        roles: vec![Role::Client, Role::Broker, Role::Controller],
+        capabilities: vec![
+            Capability::Events,
+            Capability::VirtualClock,
+            Capability::PolicyControl,
+            Capability::MaxBytes,
+            Capability::Throttle,
+            Capability::MetadataVersion,
+            Capability::Failover,
+            Capability::StaticConfigs,
+            Capability::ClientConfig,
+        ],
     }
 }
 
@@ -89,11 +94,19 @@ pub struct ReferenceSession {
     next_correlation: i32,
     /// Events of controllers replaced by a failover, so the event history stays whole.
     retired_events: Vec<LoggedEvent>,
+    /// The faults of the models (empty for the reference).
+    faults: Faults,
 }
 
 impl ReferenceSession {
     /// Builds the models the scenario's setup describes.
     pub fn new(config: SessionConfig) -> Result<Self, AdapterError> {
+        Self::with_faults(config, Faults::none())
+    }
+
+    /// Builds the models the scenario's setup describes, each with `faults` (a faulty
+    /// variant of the reference).
+    pub fn with_faults(config: SessionConfig, faults: Faults) -> Result<Self, AdapterError> {
         let SessionConfig {
             setup,
             profile,
@@ -110,13 +123,17 @@ impl ReferenceSession {
                 } else {
                     ClientModel::new(c.client_type, c.config.clone(), &profile, seed)
                 };
-                Some(m.map_err(|e| setup_err(&e))?)
+                Some(m.map_err(|e| setup_err(&e))?.with_faults(faults.clone()))
             }
             _ => None,
         };
         let broker = if roles.contains(&Role::Broker) {
             let b = setup.broker.clone().unwrap_or_default();
-            Some(BrokerModel::new(b.settings(1), &profile).map_err(|e| setup_err(&e))?)
+            Some(
+                BrokerModel::new(b.settings(1), &profile)
+                    .map_err(|e| setup_err(&e))?
+                    .with_faults(faults.clone()),
+            )
         } else {
             None
         };
@@ -135,7 +152,8 @@ impl ReferenceSession {
                 }
                 Some(
                     ControllerModel::new(&profile, defs.clone(), c.metadata_version, Millis::ZERO)
-                        .with_node_id(c.node_id),
+                        .with_node_id(c.node_id)
+                        .with_faults(faults.clone()),
                 )
             }
             _ if roles.contains(&Role::Controller) => {
@@ -163,6 +181,7 @@ impl ReferenceSession {
             pending: BTreeMap::new(),
             next_correlation: 1,
             retired_events: Vec::new(),
+            faults,
         })
     }
 
@@ -451,9 +470,14 @@ impl Session for ReferenceSession {
                     ));
                 };
                 let log = c.metadata_log().to_vec();
-                let replayed = ControllerModel::replay(&self.profile, self.defs.clone(), &log)
-                    .map_err(|e| AdapterError::Crashed(format!("failover replay: {e}")))?
-                    .with_node_id(c.node_id());
+                let replayed = ControllerModel::replay_with(
+                    &self.profile,
+                    self.defs.clone(),
+                    &log,
+                    self.faults.clone(),
+                )
+                .map_err(|e| AdapterError::Crashed(format!("failover replay: {e}")))?
+                .with_node_id(c.node_id());
                 self.retired_events.extend(c.events().iter().cloned());
                 self.controller = Some(replayed);
             }

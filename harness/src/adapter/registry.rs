@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::exec::ExecTarget;
 use super::exec_process::ExecOptions;
+use super::mutant::{MutantTarget, MUTANT_PREFIX};
 use super::reference::ReferenceTarget;
 use super::target::{AdapterError, Target};
 use crate::scenario::{Capability, Role};
@@ -21,7 +22,7 @@ pub struct TargetOptions {
 }
 
 /// Target kinds, as listed in error messages and `--help`.
-pub const TARGET_KINDS: &str = "reference, exec:\"COMMAND\"";
+pub const TARGET_KINDS: &str = "reference, mutant:NAME, exec:\"COMMAND\"";
 
 /// Builds the target a specification names.
 pub fn target_from_spec(spec: &str, opts: &TargetOptions) -> Result<Arc<dyn Target>, AdapterError> {
@@ -35,6 +36,9 @@ pub fn target_from_spec(spec: &str, opts: &TargetOptions) -> Result<Arc<dyn Targ
                 ExecOptions::default(),
             )?))
         }
+        s if s.starts_with(MUTANT_PREFIX) => Ok(Arc::new(MutantTarget::from_name(
+            &s[MUTANT_PREFIX.len()..],
+        )?)),
         other => Err(AdapterError::Setup(format!(
             "unknown target {other:?} (available: {TARGET_KINDS})"
         ))),

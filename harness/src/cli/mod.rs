@@ -4,6 +4,7 @@ mod codec_cmds;
 mod corpus_cmd;
 mod input;
 mod ledger_cmd;
+mod mutants_cmd;
 mod oracle_cmd;
 mod run_cmd;
 
@@ -51,6 +52,12 @@ enum Command {
     /// Compare kipcheck's codec with Kafka 4.4.0's own (the `interop/java-codec` jar) on every
     /// shared message and version and the fuzz corpus (exit 1 on an unexplained disagreement).
     Oracle(oracle_cmd::OracleArgs),
+    /// Run the suite against every built-in faulty variant of the reference and print the
+    /// kill matrix (writes mutants.json and mutants.html).
+    ///
+    /// Exit codes: 0 every variant caught; 1 a variant survives (or a scenario fails against
+    /// the reference); 2 usage or scenario error; 4 no scenarios selected.
+    Mutants(mutants_cmd::MutantsArgs),
 }
 
 /// Runs the parsed command.
@@ -62,5 +69,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ledger(a) => ledger_cmd::run(a),
         Command::ExportCorpus(a) => corpus_cmd::run(a),
         Command::Oracle(a) => oracle_cmd::run(a),
+        Command::Mutants(a) => mutants_cmd::run(a),
     }
 }

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config_def::{ConfigType, ConfigValue};
 use super::events::{Event, LoggedEvent, NodeId, PolicyConfig};
+use super::faults::{Fault, Faults};
 use super::profile::{SizeMeasure, SpecProfile, UnadvertisedPushConfigReply};
 use super::server_config::{ConfigCheckFailure, ServerConfigDefs};
 use super::time::Millis;
@@ -124,6 +125,7 @@ pub struct BrokerModel {
     pub(super) events: Vec<LoggedEvent>,
     pub(super) policy_invocations: u64,
     pub(super) size_rejections: u64,
+    pub(super) faults: Faults,
 }
 
 impl BrokerModel {
@@ -140,7 +142,14 @@ impl BrokerModel {
             events: Vec::new(),
             policy_invocations: 0,
             size_rejections: 0,
+            faults: Faults::none(),
         })
+    }
+
+    /// The same broker with `faults` (a faulty variant; [`Faults::none`] is the reference).
+    pub fn with_faults(mut self, faults: Faults) -> Self {
+        self.faults = faults;
+        self
     }
 
     /// The settings.
@@ -170,7 +179,7 @@ impl BrokerModel {
 
     /// True iff a policy is configured (KIP-1324: then and only then PushConfig is advertised).
     pub fn advertises_push_config(&self) -> bool {
-        self.settings.policy.is_some()
+        self.settings.policy.is_some() || self.faults.has(Fault::AdvertisesWithoutPolicy)
     }
 
     /// `client.config.max.bytes` in force.
@@ -337,7 +346,10 @@ impl BrokerModel {
         req: &PushConfigRequest,
         body_len: usize,
     ) -> PushConfigResponse {
-        let size = measure(self.profile.size_measure, req, body_len);
+        let mut size = measure(self.profile.size_measure, req, body_len);
+        if self.faults.has(Fault::MeasuresFramePrefix) {
+            size += 4;
+        }
         let max = self.max_bytes();
         self.log(
             now,
@@ -346,7 +358,11 @@ impl BrokerModel {
                 max_bytes: max,
             },
         );
-        let throttle = self.settings.throttle_time_ms;
+        let throttle = if self.faults.has(Fault::DropsThrottleTime) {
+            0
+        } else {
+            self.settings.throttle_time_ms
+        };
         let reject = |this: &mut Self, code: ErrorCode, message: String, policy_called: bool| {
             this.log(
                 now,
@@ -363,16 +379,28 @@ impl BrokerModel {
                 ..Default::default()
             }
         };
-        if size > max as usize {
+        let too_large = if self.faults.has(Fault::NoSizeCheck) {
+            false
+        } else if self.faults.has(Fault::SizeLimitInclusive) {
+            size >= max as usize
+        } else {
+            size > max as usize
+        };
+        let size_after_policy = self.faults.has(Fault::SizeCheckAfterPolicy);
+        let size_msg =
+            format!("PushConfig request of {size} bytes exceeds client.config.max.bytes ({max})");
+        if too_large && !size_after_policy {
             self.size_rejections += 1;
-            let msg = format!(
-                "PushConfig request of {size} bytes exceeds client.config.max.bytes ({max})"
-            );
-            return reject(self, ErrorCode::CONFIG_TOO_LARGE, msg, false);
+            return reject(self, ErrorCode::CONFIG_TOO_LARGE, size_msg, false);
         }
+        let numbering = if self.faults.has(Fault::BrokerOlderTypeNumbering) {
+            super::config_def::ConfigTypeNumbering::OlderKipEnum
+        } else {
+            self.profile.config_type_numbering
+        };
         let mut configs = Vec::with_capacity(req.configs.len());
         for c in &req.configs {
-            match check_entry(self.profile.config_type_numbering, c) {
+            match check_entry(numbering, &self.faults, c) {
                 Ok(pc) => configs.push(pc),
                 Err(msg) => return reject(self, ErrorCode::INVALID_CONFIG, msg, false),
             }
@@ -385,6 +413,10 @@ impl BrokerModel {
                 timestamp: now,
             },
         );
+        if too_large {
+            self.size_rejections += 1;
+            return reject(self, ErrorCode::CONFIG_TOO_LARGE, size_msg, true);
+        }
         match self.settings.policy.clone() {
             Some(PolicyVerdict::Reject { message }) => {
                 reject(self, ErrorCode::INVALID_CONFIG, message, true)
@@ -413,7 +445,7 @@ impl BrokerModel {
             .defs
             .broker
             .iter()
-            .filter(|(_, key)| key.is_reported())
+            .filter(|(_, key)| key.is_reported_with(&self.faults))
             .filter_map(|(name, key)| {
                 let raw = self
                     .settings
@@ -495,6 +527,7 @@ pub fn measure(m: SizeMeasure, req: &PushConfigRequest, body_len: usize) -> usiz
 /// Checks one entry: known ConfigType, not CLASS/PASSWORD, value parsable for its type.
 fn check_entry(
     numbering: super::config_def::ConfigTypeNumbering,
+    faults: &Faults,
     c: &crate::codec::push_config_request::Config,
 ) -> Result<PolicyConfig, String> {
     let Some(ty) = numbering.from_wire(c.config_type) else {
@@ -503,18 +536,26 @@ fn check_entry(
             c.config_key, c.config_type
         ));
     };
-    if matches!(ty, ConfigType::Class | ConfigType::Password) {
+    if !faults.has(Fault::AcceptsSensitiveTypes)
+        && matches!(ty, ConfigType::Class | ConfigType::Password)
+    {
         return Err(format!(
             "Config entry '{}' has sensitive ConfigType {ty} and must not be sent",
             c.config_key
         ));
     }
-    let value = ConfigValue::parse(ty, &c.config_value).map_err(|_| {
-        format!(
-            "Config entry '{}' value '{}' cannot be parsed as {ty}",
-            c.config_key, c.config_value
-        )
-    })?;
+    let value = match ConfigValue::parse(ty, &c.config_value) {
+        Ok(v) => v,
+        Err(_) if faults.has(Fault::SkipsValueParsing) => {
+            ConfigValue::String(c.config_value.to_string())
+        }
+        Err(_) => {
+            return Err(format!(
+                "Config entry '{}' value '{}' cannot be parsed as {ty}",
+                c.config_key, c.config_value
+            ))
+        }
+    };
     Ok(PolicyConfig {
         key: c.config_key.to_string(),
         value,

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use super::backoff::ExponentialBackoff;
 use super::config_def::{client_definitions, ClientDefinitions, ClientType, ConfigType};
 use super::events::{Event, LoggedEvent, NodeId, RetryCause, SkipReason, UnblockReason};
+use super::faults::{Fault, Faults};
 use super::profile::SpecProfile;
 use super::rng::ModelRng;
 use super::selection::{self, request_size, Selection, ENABLE_CONFIG_PUSH};
@@ -172,6 +173,7 @@ pub struct ClientModel {
     pub(super) events: Vec<LoggedEvent>,
     pub(super) successes: u32,
     pub(super) pushes_to_non_advertising: u32,
+    pub(super) faults: Faults,
 }
 
 fn user_num(
@@ -274,7 +276,16 @@ impl ClientModel {
             events: Vec::new(),
             successes: 0,
             pushes_to_non_advertising: 0,
+            faults: Faults::none(),
         })
+    }
+
+    /// The same client with `faults` (a faulty variant; [`Faults::none`] is the reference).
+    /// Key selection is redone with them.
+    pub fn with_faults(mut self, faults: Faults) -> Self {
+        self.selection = selection::select_with(&self.defs, &self.user, &self.profile, &faults);
+        self.faults = faults;
+        self
     }
 
     /// The client type.
@@ -376,7 +387,7 @@ impl ClientModel {
                 }
             }
             ClientInput::UserRequest { id } => {
-                if self.is_blocking() {
+                if self.is_blocking() && !self.faults.has(Fault::DoesNotBlockUserRequests) {
                     self.blocked.push(id);
                     self.emit(now, Event::UserRequestBlocked { id }, &mut out);
                 } else {
@@ -397,9 +408,9 @@ impl ClientModel {
         if self.state != HandshakeState::NotStarted {
             return;
         }
-        let skip = if self.embedded {
+        let skip = if self.embedded && !self.faults.has(Fault::EmbeddedClientsHandshake) {
             Some(SkipReason::EmbeddedInStreams)
-        } else if !self.enabled {
+        } else if !self.enabled && !self.faults.has(Fault::IgnoresEnableSwitch) {
             Some(SkipReason::Disabled)
         } else {
             for e in self.selection.events.clone() {
@@ -468,6 +479,17 @@ impl ClientModel {
         if let Some(st) = self.nodes.get_mut(&node) {
             st.push_config = Some(supports);
         }
+        if supports
+            && self.faults.has(Fault::HandshakePerConnection)
+            && matches!(self.state, HandshakeState::Completed { .. })
+        {
+            self.state = HandshakeState::Pending;
+            self.deadline = now.plus(self.deadline_ms);
+            self.sticky = Some(node);
+            self.next_attempt_at = now;
+            let deadline = self.deadline;
+            self.emit(now, Event::HandshakeStarted { deadline }, out);
+        }
         self.emit(
             now,
             Event::NodeSupport {
@@ -503,7 +525,7 @@ impl ClientModel {
             self.emit(now, Event::ResponseIgnored { node }, out);
             return;
         }
-        if body.throttle_time_ms > 0 {
+        if body.throttle_time_ms > 0 && !self.faults.has(Fault::IgnoresThrottle) {
             let until = now.plus(body.throttle_time_ms as u64);
             self.nodes.entry(node).or_default().throttled_until = until;
             self.emit(now, Event::ThrottleApplied { node, until }, out);
@@ -518,9 +540,13 @@ impl ClientModel {
             self.state = HandshakeState::Completed { node };
             self.emit(now, Event::HandshakeCompleted { node }, out);
             self.release(now, UnblockReason::Completed, out);
-        } else if code.retriable()
+        } else if (code.retriable()
             && code != ErrorCode::CONFIG_TOO_LARGE
             && code != ErrorCode::INVALID_CONFIG
+            && !self.faults.has(Fault::RetriableErrorsNotRetried))
+            || (code == ErrorCode::CONFIG_TOO_LARGE
+                && self.faults.has(Fault::RetriesConfigTooLarge))
+            || (code == ErrorCode::INVALID_CONFIG && self.faults.has(Fault::RetriesInvalidConfig))
         {
             self.schedule_retry(now, RetryCause::RetriableError(code), out);
         } else {
@@ -544,9 +570,14 @@ impl ClientModel {
         let Some(failed) = self.in_flight.take() else {
             return;
         };
-        let backoff_ms = self
-            .backoff
-            .delay(self.attempts.saturating_sub(1), &mut self.rng);
+        let mut backoff = self.backoff;
+        if self.faults.has(Fault::NoBackoffCap) {
+            backoff.max_ms = u64::MAX >> 16;
+        }
+        if self.faults.has(Fault::JitterOutOfBounds) {
+            backoff.jitter *= 2.0;
+        }
+        let backoff_ms = backoff.delay(self.attempts.saturating_sub(1), &mut self.rng);
         let mut at = now.plus(backoff_ms);
         if self.sticky == Some(failed.node) {
             at = at.max(
@@ -591,7 +622,9 @@ impl ClientModel {
                 },
                 out,
             );
-            self.release(now, UnblockReason::DeadlineExceeded, out);
+            if !self.faults.has(Fault::BlocksPastDeadline) {
+                self.release(now, UnblockReason::DeadlineExceeded, out);
+            }
         }
         if self.in_flight.as_ref().is_some_and(|f| now >= f.timeout_at) {
             self.schedule_retry(now, RetryCause::RequestTimedOut, out);
@@ -608,9 +641,10 @@ impl ClientModel {
     }
 
     fn eligible(&self, node: NodeId) -> bool {
-        self.nodes
-            .get(&node)
-            .is_some_and(|s| s.connected && s.push_config == Some(true))
+        let any_answer = self.faults.has(Fault::PushToUnadvertisingBroker);
+        self.nodes.get(&node).is_some_and(|s| {
+            s.connected && (s.push_config == Some(true) || (any_answer && s.push_config.is_some()))
+        })
     }
 
     fn try_push(&mut self, now: Millis, out: &mut Vec<ClientOutput>) {

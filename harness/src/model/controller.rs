@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use super::config_def::{ConfigType, ConfigValue};
 use super::events::{Event, LoggedEvent};
+use super::faults::{Fault, Faults};
 use super::profile::{AuditDirection, SpecProfile};
 use super::server_config::{resource_type, ServerConfigDefs};
 use super::time::Millis;
@@ -96,6 +97,7 @@ pub struct ControllerModel {
     pub(super) events: Vec<LoggedEvent>,
     /// This controller's `node.id` (in combined mode also a broker's).
     pub(super) node_id: i32,
+    pub(super) faults: Faults,
 }
 
 /// The node id a controller model has unless told otherwise.
@@ -132,7 +134,15 @@ impl ControllerModel {
             log: Vec::new(),
             events: Vec::new(),
             node_id: DEFAULT_CONTROLLER_NODE_ID,
+            faults: Faults::none(),
         }
+    }
+
+    /// The same controller with `faults` (a faulty variant; [`Faults::none`] is the
+    /// reference). A controller rebuilt by failover needs [`ControllerModel::replay_with`].
+    pub fn with_faults(mut self, faults: Faults) -> Self {
+        self.faults = faults;
+        self
     }
 
     /// The same controller with `node.id` = `node_id`: BROKER resources it accepts are the
@@ -154,7 +164,17 @@ impl ControllerModel {
         defs: ServerConfigDefs,
         records: &[MetadataRecord],
     ) -> Result<Self, ReplayError> {
-        let mut c = Self::empty(profile, defs);
+        Self::replay_with(profile, defs, records, Faults::none())
+    }
+
+    /// [`replay`](Self::replay) by a controller with `faults`.
+    pub fn replay_with(
+        profile: &SpecProfile,
+        defs: ServerConfigDefs,
+        records: &[MetadataRecord],
+        faults: Faults,
+    ) -> Result<Self, ReplayError> {
+        let mut c = Self::empty(profile, defs).with_faults(faults);
         for (position, r) in records.iter().enumerate() {
             if r.offset != position as u64 {
                 return Err(ReplayError::OffsetGap {
@@ -196,10 +216,12 @@ impl ControllerModel {
                 }
             }
             MetadataRecordBody::RegisterBrokerRecord(rb) => {
+                let lose = self.faults.has(Fault::LosesStaticConfigsOnFailover);
                 let statics: BTreeMap<String, Option<String>> = rb
                     .static_configs
                     .iter()
                     .flatten()
+                    .filter(|_| !lose)
                     .map(|s| (s.name.to_string(), s.value.as_ref().map(|v| v.to_string())))
                     .collect();
                 self.brokers.insert(
@@ -285,7 +307,14 @@ impl ControllerModel {
 
     /// True if RegisterBrokerRecord v5 with StaticConfigs is written at the current level.
     pub fn persists_static_configs(&self) -> bool {
-        self.metadata_version() >= self.profile.static_config_persistence_level
+        let (level, enabling) = (
+            self.metadata_version(),
+            self.profile.static_config_persistence_level,
+        );
+        if self.faults.has(Fault::PersistsOnlyAboveEnablingVersion) {
+            return level > enabling;
+        }
+        level >= enabling || self.faults.has(Fault::PersistsBelowEnablingVersion)
     }
 
     /// MV-validator violations of broker static configs at `level`, as messages.
@@ -299,7 +328,7 @@ impl ControllerModel {
             .filter_map(|(name, value)| {
                 let key = self.defs.broker.get(name)?;
                 let value = value.as_ref()?;
-                ServerConfigDefs::check_mv(name, key, value, level)
+                ServerConfigDefs::check_mv_with(name, key, value, level, &self.faults)
                     .err()
                     .map(|e| e.to_string())
             })
@@ -320,9 +349,17 @@ impl ControllerModel {
             }
         }
         let level = self.metadata_version();
-        let violations = self.static_violations(level, &statics);
+        let violations = if self.faults.has(Fault::NoRegistrationAudit) {
+            Vec::new()
+        } else {
+            self.static_violations(level, &statics)
+        };
         if !violations.is_empty() {
-            let code = self.profile.registration_rejection.code();
+            let code = if self.faults.has(Fault::RegistrationWrongErrorCode) {
+                ErrorCode::INVALID_CONFIG
+            } else {
+                self.profile.registration_rejection.code()
+            };
             let message = format!(
                 "Broker {} static configs violate metadata.version {level}: {}",
                 req.broker_id,
@@ -415,7 +452,14 @@ impl ControllerModel {
     }
 
     /// Checks one value against the definitions of its resource type at the current level.
-    fn check_value(&self, rtype: i8, name: &str, value: &str) -> Result<(), (ErrorCode, String)> {
+    /// `legacy` is true for AlterConfigs (the API a faulty variant forgets MV checks in).
+    fn check_value(
+        &self,
+        rtype: i8,
+        name: &str,
+        value: &str,
+        legacy: bool,
+    ) -> Result<(), (ErrorCode, String)> {
         let Some(defs) = self.defs.for_resource(rtype) else {
             return Ok(());
         };
@@ -430,12 +474,34 @@ impl ControllerModel {
         };
         ServerConfigDefs::check_static(name, key, value)
             .map_err(|e| (ErrorCode::INVALID_CONFIG, e.to_string()))?;
-        ServerConfigDefs::check_mv(name, key, value, self.metadata_version())
+        let skipped = if legacy {
+            Fault::AlterConfigsSkipsMvValidators
+        } else {
+            Fault::IncrementalAlterSkipsMvValidators
+        };
+        if self.faults.has(skipped) {
+            return Ok(());
+        }
+        ServerConfigDefs::check_mv_with(name, key, value, self.metadata_version(), &self.faults)
             .map_err(|e| (ErrorCode::INVALID_CONFIG, e.to_string()))
     }
 
     /// The KIP-1256 structural checks shared by both alter APIs.
     fn structural_checks<'a>(
+        &self,
+        rtype: i8,
+        rname: &str,
+        names: impl Iterator<Item = &'a str>,
+    ) -> Result<(), (ErrorCode, String)> {
+        let wrong_code = self.faults.has(Fault::Kip1256WrongErrorCode);
+        self.structural_checks_reference(rtype, rname, names)
+            .map_err(|(code, msg)| match code {
+                ErrorCode::INVALID_REQUEST if wrong_code => (ErrorCode::INVALID_CONFIG, msg),
+                code => (code, msg),
+            })
+    }
+
+    fn structural_checks_reference<'a>(
         &self,
         rtype: i8,
         rname: &str,
@@ -524,7 +590,7 @@ impl ControllerModel {
                         validate_only,
                     },
                 );
-                if !validate_only {
+                if !validate_only || self.faults.has(Fault::ValidateOnlyWrites) {
                     self.write_configs(now, rtype, rname, new);
                 }
                 (0, None)
@@ -563,7 +629,7 @@ impl ControllerModel {
                     let mut new = BTreeMap::new();
                     for c in &r.configs {
                         if let Some(v) = &c.value {
-                            self.check_value(r.resource_type, &c.name, v)?;
+                            self.check_value(r.resource_type, &c.name, v, true)?;
                             new.insert(c.name.to_string(), v.to_string());
                         }
                     }
@@ -654,7 +720,7 @@ impl ControllerModel {
                     apply_list_op(current, list_op == op::APPEND, &value)
                 }
             };
-            self.check_value(rtype, &c.name, &result)?;
+            self.check_value(rtype, &c.name, &result, false)?;
             new.insert(c.name.to_string(), result);
         }
         Ok(new)
@@ -703,7 +769,9 @@ impl ControllerModel {
             };
             for (name, value) in configs {
                 let Some(key) = defs.get(name) else { continue };
-                if let Err(e) = ServerConfigDefs::check_mv(name, key, value, level) {
+                if let Err(e) =
+                    ServerConfigDefs::check_mv_with(name, key, value, level, &self.faults)
+                {
                     out.push(format!("resource {rtype}:{rname} config: {e}"));
                 }
             }
@@ -773,7 +841,12 @@ impl ControllerModel {
                     );
                 }
                 let (from, to) = (current, u.max_version_level);
-                let audited = match self.profile.audit_direction {
+                let direction = if self.faults.has(Fault::AuditOnUpgradeOnly) {
+                    AuditDirection::UpgradeOnly
+                } else {
+                    self.profile.audit_direction
+                };
+                let audited = match direction {
                     AuditDirection::Both => to != from,
                     AuditDirection::UpgradeOnly => to > from,
                 };

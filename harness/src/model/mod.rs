@@ -12,6 +12,7 @@ pub mod config_def;
 pub mod controller;
 pub mod emulated;
 pub mod events;
+pub mod faults;
 pub mod invariants;
 pub mod profile;
 pub mod rng;
@@ -32,6 +33,7 @@ pub use config_def::{
 pub use controller::{ControllerModel, MetadataRecord, RegisteredBroker, ReplayError};
 pub use emulated::emulated_api_versions;
 pub use events::{Event, LoggedEvent, NodeId};
+pub use faults::{Fault, Faults};
 pub use invariants::InvariantViolation;
 pub use profile::{
     AuditDirection, DefaultKeyLists, Defaults, ProfileError, RegistrationRejection, SizeMeasure,

@@ -10,10 +10,13 @@
 
 use std::collections::BTreeMap;
 
-use super::config_def::{ClientDefinitions, ConfigType, ConfigValue, ParseValueError};
+use super::config_def::{
+    ClientDefinitions, ConfigType, ConfigTypeNumbering, ConfigValue, ParseValueError,
+};
 use super::events::Event;
+use super::faults::{Fault, Faults};
 use super::profile::{SizeMeasure, SpecProfile};
-use super::sensitivity::classify;
+use super::sensitivity::classify_with;
 use crate::codec::push_config_request::Config;
 use crate::codec::{Message, PushConfigRequest};
 
@@ -111,22 +114,62 @@ pub fn select(
     user: &BTreeMap<String, String>,
     profile: &SpecProfile,
 ) -> Selection {
+    select_with(defs, user, profile, &Faults::none())
+}
+
+/// [`select`] as a client with `faults` does it; with no faults exactly [`select`].
+pub fn select_with(
+    defs: &ClientDefinitions,
+    user: &BTreeMap<String, String>,
+    profile: &SpecProfile,
+    faults: &Faults,
+) -> Selection {
     let mut events = Vec::new();
     let mut configs = Vec::new();
-    for key in allowed_keys(defs, user, profile) {
+    let mut keys = allowed_keys(defs, user, profile);
+    if faults.has(Fault::SendsAllowedKeysList) && !keys.iter().any(|k| k == ALLOWED_KEYS) {
+        keys.push(ALLOWED_KEYS.to_string());
+    }
+    let numbering = if faults.has(Fault::ClientOlderTypeNumbering) {
+        ConfigTypeNumbering::OlderKipEnum
+    } else {
+        profile.config_type_numbering
+    };
+    for key in keys {
         let def = defs.get(&key);
-        if let Some(rule) = classify(&key, def.map(|d| d.ty)) {
+        if let Some(rule) = classify_with(&key, def.map(|d| d.ty), faults) {
             events.push(Event::SensitiveKeyDropped { key, rule });
             continue;
         }
-        let Some(def) = def else { continue };
-        let Some(wire_type) = profile.config_type_numbering.to_wire(def.ty) else {
+        let Some(def) = def else {
+            // Only reachable with SendsUndefinedKeys: the raw text goes out as a STRING.
+            if let (Some(raw), Some(wire_type)) =
+                (user.get(&key), numbering.to_wire(ConfigType::String))
+            {
+                events.push(Event::KeySelected {
+                    key: key.clone(),
+                    value: raw.clone(),
+                    config_type: wire_type,
+                    is_default: false,
+                });
+                configs.push(Config {
+                    config_key: key.into(),
+                    config_value: raw.as_str().into(),
+                    config_type: wire_type,
+                    is_default: false,
+                    ..Default::default()
+                });
+            }
+            continue;
+        };
+        let Some(wire_type) = numbering.to_wire(def.ty) else {
             continue;
         };
         let Some((Some(rendered), is_default)) = effective_value(defs, user, profile, &key) else {
             events.push(Event::NullValueOmitted { key });
             continue;
         };
+        let is_default = is_default && !faults.has(Fault::IsDefaultAlwaysFalse);
         events.push(Event::KeySelected {
             key: key.clone(),
             value: rendered.clone(),
@@ -146,7 +189,7 @@ pub fn select(
         configs,
         ..Default::default()
     };
-    loop {
+    while !faults.has(Fault::NoClientBudget) {
         let size = request_size(profile.size_measure, &req);
         if size <= budget as usize || req.configs.is_empty() {
             break;
@@ -176,8 +219,9 @@ pub fn select(
             budget,
         });
     }
+    let send_empty = faults.has(Fault::EmptyPushWhenNothingLeft);
     Selection {
-        request: (!req.configs.is_empty()).then_some(req),
+        request: (send_empty || !req.configs.is_empty()).then_some(req),
         events,
     }
 }

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::config_def::{ConfigType, ConfigValue};
+use super::faults::{Fault, Faults};
 use super::validators::{MvValidators, ValidationFailure, Validator};
 
 /// KIP-1326's `ConfigDef.ControllerReportPolicy`.
@@ -64,9 +65,14 @@ impl ServerConfigKey {
 
     /// KIP-1326's inclusion rule: has a validator, policy is not NEVER, type is not PASSWORD.
     pub fn is_reported(&self) -> bool {
-        self.validator.is_some()
-            && self.report_policy != ReportPolicy::Never
-            && self.ty != ConfigType::Password
+        self.is_reported_with(&Faults::none())
+    }
+
+    /// [`is_reported`](Self::is_reported) as a broker with `faults` applies it.
+    pub fn is_reported_with(&self, faults: &Faults) -> bool {
+        (self.validator.is_some() || faults.has(Fault::ReportsValidatorlessConfigs))
+            && (self.report_policy != ReportPolicy::Never || faults.has(Fault::ReportsNeverConfigs))
+            && (self.ty != ConfigType::Password || faults.has(Fault::ReportsPasswordConfigs))
     }
 }
 
@@ -294,7 +300,23 @@ impl ServerConfigDefs {
         value: &str,
         level: i16,
     ) -> Result<(), ConfigCheckFailure> {
-        let Some((threshold, validator)) = key.mv_validators.floor(level) else {
+        Self::check_mv_with(name, key, value, level, &Faults::none())
+    }
+
+    /// [`check_mv`](Self::check_mv) as a controller with `faults` runs it.
+    pub fn check_mv_with(
+        name: &str,
+        key: &ServerConfigKey,
+        value: &str,
+        level: i16,
+        faults: &Faults,
+    ) -> Result<(), ConfigCheckFailure> {
+        let chosen = if faults.has(Fault::MvValidatorCeiling) {
+            key.mv_validators.ceiling(level)
+        } else {
+            key.mv_validators.floor(level)
+        };
+        let Some((threshold, validator)) = chosen else {
             return Ok(());
         };
         let parsed =

@@ -127,6 +127,12 @@ impl MvValidators {
         self.0.range(..=level).next_back().map(|(l, v)| (*l, v))
     }
 
+    /// The entry with the lowest key ≥ `level` (ceiling: the wrong reading, for a faulty
+    /// variant); `None` above the highest key.
+    pub fn ceiling(&self, level: i16) -> Option<(i16, &Validator)> {
+        self.0.range(level..).next().map(|(l, v)| (*l, v))
+    }
+
     /// True if no level has a validator.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()

@@ -15,6 +15,7 @@ mod json;
 mod junit;
 mod labels;
 mod markdown;
+mod mutants;
 mod record;
 mod reporter;
 mod terminal;
@@ -30,6 +31,10 @@ pub use html::{render_html, HTML_FILE};
 pub use json::{render_json, JSON_FILE};
 pub use junit::{render_junit, JUNIT_FILE};
 pub use markdown::{render_markdown, MARKDOWN_FILE};
+pub use mutants::{
+    render_mutants_html, render_mutants_json, render_mutants_text, write_mutants_reports,
+    MUTANTS_HTML_FILE, MUTANTS_JSON_FILE,
+};
 pub use record::{RunRecord, RunTotals};
 pub use reporter::{file_reporters, standard_reporters, Reporter, Reporters};
 pub use terminal::{TerminalOptions, TerminalReporter};

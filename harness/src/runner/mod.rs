@@ -4,6 +4,7 @@
 pub mod baseline;
 pub mod events;
 pub mod execute;
+pub mod mutants;
 pub mod run;
 pub mod select;
 
@@ -12,5 +13,6 @@ pub use events::{
     Failure, Grade, Mismatch, RunEvent, RunInfo, ScenarioResult, Summary, Verdict, FORMAT_VERSION,
 };
 pub use execute::{execute, ScenarioOutcome};
+pub use mutants::{kill_matrix, KillMatrix, VariantOutcome, MUTANTS_FORMAT_VERSION};
 pub use run::{run_suite, RunOptions};
 pub use select::{fnv1a64, scenario_seed, select, Filters, Partition};

@@ -1,0 +1,138 @@
+//! `kipcheck mutants`: runs the suite against every built-in faulty variant (or those named
+//! with `--mutant`), prints the kill matrix, writes `mutants.json` and `mutants.html`, and
+//! exits 1 if any variant survives. `--list` prints the variants and their bugs.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::anyhow;
+use clap::Args;
+use kipcheck::model::Fault;
+use kipcheck::report::{render_mutants_text, write_mutants_reports, MUTANTS_JSON_FILE};
+use kipcheck::runner::{kill_matrix, select, Filters, RunOptions};
+use kipcheck::scenario::load_dir;
+
+use super::{EXIT_FINDING, EXIT_NO_SCENARIOS, EXIT_USAGE};
+
+/// Arguments of `kipcheck mutants`.
+#[derive(Debug, Args)]
+pub struct MutantsArgs {
+    /// Only this variant (repeatable); default: every variant.
+    #[arg(long = "mutant", value_name = "NAME")]
+    mutants: Vec<String>,
+    /// Print every variant with its bug (a Markdown list) and exit.
+    #[arg(long)]
+    list: bool,
+    /// Folder of scenario files.
+    #[arg(long, default_value = "scenarios")]
+    scenarios: PathBuf,
+    /// Where `mutants.json` and `mutants.html` are written.
+    #[arg(long, default_value = "reports/latest")]
+    report_dir: PathBuf,
+    /// Run seed (fixed by default so the matrix is reproducible).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Only scenarios whose id matches this glob (repeatable).
+    #[arg(long = "id", value_name = "GLOB")]
+    ids: Vec<String>,
+    /// Only scenarios of this KIP (`KIP-1324` or `1324`; repeatable).
+    #[arg(long = "kip")]
+    kips: Vec<String>,
+    /// Only scenarios with this tag (repeatable).
+    #[arg(long = "tag")]
+    tags: Vec<String>,
+    /// Scenarios in flight at once.
+    #[arg(long, default_value_t = 4)]
+    jobs: usize,
+    /// Wall-clock limit per scenario, in ms.
+    #[arg(long, default_value_t = 30_000)]
+    timeout_ms: u64,
+}
+
+/// The `--list` text: one Markdown bullet per variant.
+fn list() -> String {
+    Fault::ALL
+        .iter()
+        .map(|f| format!("- `{}`: {}\n", f.name(), f.bug()))
+        .collect()
+}
+
+/// Runs `kipcheck mutants`.
+pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
+    if a.list {
+        print!("{}", list());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut faults = Vec::new();
+    for name in &a.mutants {
+        match Fault::from_name(name) {
+            Some(f) if !faults.contains(&f) => faults.push(f),
+            Some(_) => {}
+            None => {
+                eprintln!(
+                    "kipcheck: unknown mutant {name:?} (available: {})",
+                    Fault::names()
+                );
+                return Ok(ExitCode::from(EXIT_USAGE));
+            }
+        }
+    }
+    if faults.is_empty() {
+        faults = Fault::ALL.to_vec();
+    }
+    let scenarios = match load_dir(&a.scenarios) {
+        Ok(s) => s,
+        Err(errors) => {
+            for e in &errors {
+                eprintln!("{e}");
+            }
+            eprintln!(
+                "kipcheck: {} scenario file(s) could not be loaded",
+                errors.len()
+            );
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    };
+    let filters = Filters {
+        ids: a.ids.clone(),
+        kips: a.kips.clone(),
+        tags: a.tags.clone(),
+        grade: None,
+    };
+    let chosen = select(scenarios, &filters, None);
+    if chosen.is_empty() {
+        eprintln!("kipcheck: no scenarios selected");
+        return Ok(ExitCode::from(EXIT_NO_SCENARIOS));
+    }
+    eprintln!(
+        "kipcheck {}: running {} scenarios against the reference and {} faulty variant(s) (seed {})",
+        env!("CARGO_PKG_VERSION"),
+        chosen.len(),
+        faults.len(),
+        a.seed
+    );
+    let options = RunOptions {
+        seed: a.seed,
+        jobs: a.jobs,
+        scenario_timeout: Duration::from_millis(a.timeout_ms),
+        baseline: None,
+        command: format!("kipcheck mutants --seed {}", a.seed),
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let matrix = runtime.block_on(kill_matrix(&faults, chosen, &options, &mut |_| {}));
+    print!("{}", render_mutants_text(&matrix));
+    write_mutants_reports(&a.report_dir, &matrix).map_err(|e| anyhow!("{e}"))?;
+    eprintln!(
+        "kipcheck: wrote {}",
+        a.report_dir.join(MUTANTS_JSON_FILE).display()
+    );
+    if matrix.all_caught() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Ok(ExitCode::from(EXIT_FINDING))
+    }
+}

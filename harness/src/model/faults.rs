@@ -1,0 +1,207 @@
+//! Built-in faulty variants of the reference model: each [`Fault`] is one realistic
+//! implementer bug, switched on by putting it in the [`Faults`] set a model is built with.
+//! The models consult the set at the exact decision point the bug lives at; with the empty
+//! set (the default) every model behaves exactly as the reference. This module only names
+//! and documents the bugs; it holds no behaviour of its own and performs no I/O.
+
+use std::collections::BTreeSet;
+
+macro_rules! faults {
+    ($( $(#[doc = $doc:literal])+ $variant:ident => $name:literal, )+) => {
+        /// One realistic implementer bug (the doc line of each variant is the bug).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Fault {
+            $( $(#[doc = $doc])+ $variant, )+
+        }
+
+        impl Fault {
+            /// Every fault, in declaration order (client, broker, controller).
+            pub const ALL: &'static [Fault] = &[$(Fault::$variant,)+];
+
+            /// The stable kebab-case name (`--target mutant:NAME`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Fault::$variant => $name,)+
+                }
+            }
+
+            /// The one-line description of the bug.
+            pub fn bug(self) -> &'static str {
+                match self {
+                    $(Fault::$variant => concat!($($doc),+).trim(),)+
+                }
+            }
+        }
+    };
+}
+
+faults! {
+    /// Client: the infix rule is missing, so `.ssl.`/`.sasl.`/`.security.` keys are classified by a later rule (or sent).
+    NoSecurityInfixRule => "no-security-infix-rule",
+    /// Client: the suffix rule only knows `.class`, so LIST keys ending in `.classes` are sent.
+    NoClassesSuffixRule => "no-classes-suffix-rule",
+    /// Client: the PASSWORD-type rule is checked first, so the warning names it instead of the first rule in the KIP's order.
+    PasswordRuleFirst => "password-rule-first",
+    /// Client: keys declared CLASS are not treated as sensitive.
+    NoClassTypeRule => "no-class-type-rule",
+    /// Client: keys the client does not define are sent (as STRING, the user's raw text).
+    SendsUndefinedKeys => "sends-undefined-keys",
+    /// Client: `config.push.allowed.keys` itself is always sent, although it is not listed.
+    SendsAllowedKeysList => "sends-allowed-keys-list",
+    /// Client: when every key is filtered out, it still sends a PushConfig with an empty array.
+    EmptyPushWhenNothingLeft => "empty-push-when-nothing-left",
+    /// Client: no size budget; a request above `client.config.max.bytes` is sent whole.
+    NoClientBudget => "no-client-budget",
+    /// Client: ConfigType is numbered with the older KIP enum (SHORT 2, INT 3) whatever the profile says.
+    ClientOlderTypeNumbering => "client-older-type-numbering",
+    /// Client: IsDefault is always false.
+    IsDefaultAlwaysFalse => "is-default-always-false",
+    /// Client: `enable.config.push=false` is ignored; the handshake runs anyway.
+    IgnoresEnableSwitch => "ignores-enable-switch",
+    /// Client: retriable PushConfig errors end the handshake instead of being retried.
+    RetriableErrorsNotRetried => "retriable-errors-not-retried",
+    /// Client: user requests go ahead while the handshake is still pending.
+    DoesNotBlockUserRequests => "does-not-block-user-requests",
+    /// Client: CONFIG_TOO_LARGE is retried although it can never succeed.
+    RetriesConfigTooLarge => "retries-config-too-large",
+    /// Client: INVALID_CONFIG is retried although the policy's verdict is final.
+    RetriesInvalidConfig => "retries-invalid-config",
+    /// Client: ThrottleTimeMs in the PushConfig response is ignored.
+    IgnoresThrottle => "ignores-throttle",
+    /// Client: the backoff is never capped at `retry.backoff.max.ms`.
+    NoBackoffCap => "no-backoff-cap",
+    /// Client: jitter is drawn from twice the allowed range (±40 % instead of ±20 %).
+    JitterOutOfBounds => "jitter-out-of-bounds",
+    /// Client: the handshake is repeated on every new connection instead of once per instance.
+    HandshakePerConnection => "handshake-per-connection",
+    /// Client: PushConfig goes to any node that answered ApiVersions, advertised or not.
+    PushToUnadvertisingBroker => "push-to-unadvertising-broker",
+    /// Client: producers/consumers/admins embedded in Kafka Streams do their own handshake.
+    EmbeddedClientsHandshake => "embedded-clients-handshake",
+    /// Client: user requests stay blocked after the handshake deadline passes.
+    BlocksPastDeadline => "blocks-past-deadline",
+    /// Broker: PushConfig is advertised in ApiVersions even without a policy configured.
+    AdvertisesWithoutPolicy => "advertises-without-policy",
+    /// Broker: no `client.config.max.bytes` check at all.
+    NoSizeCheck => "no-size-check",
+    /// Broker: the size check runs after the policy instead of before it.
+    SizeCheckAfterPolicy => "size-check-after-policy",
+    /// Broker: a request of exactly `client.config.max.bytes` is rejected (`>=` instead of `>`).
+    SizeLimitInclusive => "size-limit-inclusive",
+    /// Broker: the size measured includes the 4-byte frame size prefix.
+    MeasuresFramePrefix => "measures-frame-prefix",
+    /// Broker: ConfigType is decoded with the older KIP enum whatever the profile says.
+    BrokerOlderTypeNumbering => "broker-older-type-numbering",
+    /// Broker: entries typed CLASS or PASSWORD are passed to the policy instead of refused.
+    AcceptsSensitiveTypes => "accepts-sensitive-types",
+    /// Broker: entry values are not parsed as their ConfigType; unparsable ones reach the policy as strings.
+    SkipsValueParsing => "skips-value-parsing",
+    /// Broker: ThrottleTimeMs is never put in PushConfig responses.
+    DropsThrottleTime => "drops-throttle-time",
+    /// Broker: StaticConfigs include configs whose report policy is NEVER.
+    ReportsNeverConfigs => "reports-never-configs",
+    /// Broker: StaticConfigs include configs that have no validator.
+    ReportsValidatorlessConfigs => "reports-validatorless-configs",
+    /// Broker: StaticConfigs include PASSWORD configs.
+    ReportsPasswordConfigs => "reports-password-configs",
+    /// Controller: StaticConfigs are persisted in RegisterBrokerRecord v5 below the enabling metadata.version.
+    PersistsBelowEnablingVersion => "persists-below-enabling-version",
+    /// Controller: StaticConfigs are persisted only above the enabling metadata.version (`>` instead of `>=`).
+    PersistsOnlyAboveEnablingVersion => "persists-only-above-enabling-version",
+    /// Controller: replaying RegisterBrokerRecord drops StaticConfigs, so they are lost on failover.
+    LosesStaticConfigsOnFailover => "loses-static-configs-on-failover",
+    /// Controller: MV validators are chosen by ceiling (lowest level ≥ current) instead of floor.
+    MvValidatorCeiling => "mv-validator-ceiling",
+    /// Controller: broker registration skips the KIP-1294 static-config audit.
+    NoRegistrationAudit => "no-registration-audit",
+    /// Controller: a failed registration audit returns INVALID_CONFIG whatever the profile says.
+    RegistrationWrongErrorCode => "registration-wrong-error-code",
+    /// Controller: the metadata.version audit runs on upgrades only, whatever the profile says.
+    AuditOnUpgradeOnly => "audit-on-upgrade-only",
+    /// Controller: legacy AlterConfigs does not run the MV-aware validators.
+    AlterConfigsSkipsMvValidators => "alter-configs-skips-mv-validators",
+    /// Controller: IncrementalAlterConfigs does not run the MV-aware validators.
+    IncrementalAlterSkipsMvValidators => "incremental-alter-skips-mv-validators",
+    /// Controller: ValidateOnly alter-configs requests write the new configs.
+    ValidateOnlyWrites => "validate-only-writes",
+    /// Controller: KIP-1256 structural refusals return INVALID_CONFIG instead of INVALID_REQUEST.
+    Kip1256WrongErrorCode => "kip1256-wrong-error-code",
+}
+
+impl Fault {
+    /// The fault named `name`, if any.
+    pub fn from_name(name: &str) -> Option<Fault> {
+        Fault::ALL.iter().copied().find(|f| f.name() == name)
+    }
+
+    /// Every name, comma-separated (for usage errors).
+    pub fn names() -> String {
+        Fault::ALL
+            .iter()
+            .map(|f| f.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The faults a model is built with: empty for the reference.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Faults(BTreeSet<Fault>);
+
+impl Faults {
+    /// No fault: the reference behaviour.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// Exactly one fault.
+    pub fn one(fault: Fault) -> Self {
+        Self(BTreeSet::from([fault]))
+    }
+
+    /// True if `fault` is switched on.
+    pub fn has(&self, fault: Fault) -> bool {
+        self.0.contains(&fault)
+    }
+
+    /// True if no fault is switched on.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl FromIterator<Fault> for Faults {
+    fn from_iter<I: IntoIterator<Item = Fault>>(iter: I) -> Self {
+        Self(iter.into_iter().collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_kebab_case_and_round_trip() {
+        let mut seen = BTreeSet::new();
+        for f in Fault::ALL {
+            assert!(seen.insert(f.name()), "duplicate name {}", f.name());
+            assert!(f
+                .name()
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'));
+            assert_eq!(Fault::from_name(f.name()), Some(*f));
+            assert!(!f.bug().is_empty() && !f.bug().contains('\n'));
+        }
+        assert_eq!(Fault::from_name("no-such-bug"), None);
+        assert_eq!(
+            Fault::NoSizeCheck.bug(),
+            "Broker: no `client.config.max.bytes` check at all."
+        );
+    }
+}
