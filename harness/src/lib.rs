@@ -17,3 +17,4 @@ pub mod model;
 pub mod report;
 pub mod runner;
 pub mod scenario;
+pub mod serve;

@@ -5,6 +5,7 @@ pub mod recording;
 pub mod reference;
 pub mod registry;
 pub mod target;
+pub mod tcp;
 
 pub use recording::{RecordedFrame, RecordingTarget};
 pub use reference::{ReferenceSession, ReferenceTarget};
@@ -13,3 +14,4 @@ pub use target::{
     AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
     EMULATED_CONTROLLER_NODE,
 };
+pub use tcp::{TcpSession, TcpTarget};

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::reference::ReferenceTarget;
 use super::target::{AdapterError, Target};
+use super::tcp::TcpTarget;
 use crate::scenario::{Capability, Role};
 
 /// What a target specification cannot say by itself: the role a live peer plays and the
@@ -19,11 +20,13 @@ pub struct TargetOptions {
 }
 
 /// Target kinds, as listed in error messages and `--help`.
-pub const TARGET_KINDS: &str = "reference";
+pub const TARGET_KINDS: &str = "reference, tcp://HOST:PORT";
 
 /// Builds the target a specification names.
 pub fn target_from_spec(spec: &str, opts: &TargetOptions) -> Result<Arc<dyn Target>, AdapterError> {
-    let _ = opts;
+    if let Some(addr) = spec.strip_prefix("tcp://") {
+        return Ok(Arc::new(TcpTarget::new(addr, opts)?));
+    }
     match spec {
         "reference" => Ok(Arc::new(ReferenceTarget)),
         other => Err(AdapterError::Setup(format!(

@@ -5,6 +5,7 @@ mod corpus_cmd;
 mod input;
 mod ledger_cmd;
 mod run_cmd;
+mod serve_cmd;
 
 use std::process::ExitCode;
 
@@ -47,6 +48,9 @@ enum Command {
     /// Run the suite against the reference and write every frame it exchanges into the fuzz
     /// corpus (`corpus/decode_request/`, `corpus/decode_response/`).
     ExportCorpus(corpus_cmd::ExportArgs),
+    /// Act as a Kafka broker on a TCP port for live clients: ApiVersions, Metadata and
+    /// PushConfig (the reference broker, or as a scenario scripts it); records every frame.
+    Serve(serve_cmd::ServeArgs),
 }
 
 /// Runs the parsed command.
@@ -57,5 +61,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(a) => run_cmd::run(a),
         Command::Ledger(a) => ledger_cmd::run(a),
         Command::ExportCorpus(a) => corpus_cmd::run(a),
+        Command::Serve(a) => serve_cmd::run(a),
     }
 }
