@@ -4,6 +4,7 @@ mod codec_cmds;
 mod corpus_cmd;
 mod input;
 mod ledger_cmd;
+mod load_cmd;
 mod run_cmd;
 mod serve_cmd;
 
@@ -51,6 +52,9 @@ enum Command {
     /// Act as a Kafka broker on a TCP port for live clients: ApiVersions, Metadata and
     /// PushConfig (the reference broker, or as a scenario scripts it); records every frame.
     Serve(serve_cmd::ServeArgs),
+    /// Load driver: N connections repeating ApiVersions + PushConfig against a server
+    /// (handshakes/s, p50/p99 latency as JSON), or N idle connections held open.
+    Load(load_cmd::LoadArgs),
 }
 
 /// Runs the parsed command.
@@ -62,5 +66,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ledger(a) => ledger_cmd::run(a),
         Command::ExportCorpus(a) => corpus_cmd::run(a),
         Command::Serve(a) => serve_cmd::run(a),
+        Command::Load(a) => load_cmd::run(a),
     }
 }
