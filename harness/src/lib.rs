@@ -18,3 +18,4 @@ pub mod oracle;
 pub mod report;
 pub mod runner;
 pub mod scenario;
+pub mod serve;

@@ -8,6 +8,7 @@ pub mod recording;
 pub mod reference;
 pub mod registry;
 pub mod target;
+pub mod tcp;
 
 pub use exec::{ExecSession, ExecTarget, FrameEncoding, PROTOCOL_VERSION};
 pub use exec_process::ExecOptions;
@@ -19,3 +20,4 @@ pub use target::{
     AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
     EMULATED_CONTROLLER_NODE,
 };
+pub use tcp::{TcpSession, TcpTarget};

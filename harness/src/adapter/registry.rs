@@ -9,6 +9,7 @@ use super::exec_process::ExecOptions;
 use super::mutant::{MutantTarget, MUTANT_PREFIX};
 use super::reference::ReferenceTarget;
 use super::target::{AdapterError, Target};
+use super::tcp::TcpTarget;
 use crate::scenario::{Capability, Role};
 
 /// What a target specification cannot say by itself: the role a live peer plays and the
@@ -22,11 +23,13 @@ pub struct TargetOptions {
 }
 
 /// Target kinds, as listed in error messages and `--help`.
-pub const TARGET_KINDS: &str = "reference, mutant:NAME, exec:\"COMMAND\"";
+pub const TARGET_KINDS: &str = "reference, mutant:NAME, exec:\"COMMAND\", tcp://HOST:PORT";
 
 /// Builds the target a specification names.
 pub fn target_from_spec(spec: &str, opts: &TargetOptions) -> Result<Arc<dyn Target>, AdapterError> {
-    let _ = opts;
+    if let Some(addr) = spec.strip_prefix("tcp://") {
+        return Ok(Arc::new(TcpTarget::new(addr, opts)?));
+    }
     match spec {
         "reference" => Ok(Arc::new(ReferenceTarget)),
         s if s.starts_with("exec:") => {

@@ -6,7 +6,9 @@ mod input;
 mod ledger_cmd;
 mod mutants_cmd;
 mod oracle_cmd;
+mod load_cmd;
 mod run_cmd;
+mod serve_cmd;
 
 use std::process::ExitCode;
 
@@ -58,6 +60,12 @@ enum Command {
     /// Exit codes: 0 every variant caught; 1 a variant survives (or a scenario fails against
     /// the reference); 2 usage or scenario error; 4 no scenarios selected.
     Mutants(mutants_cmd::MutantsArgs),
+    /// Act as a Kafka broker on a TCP port for live clients: ApiVersions, Metadata and
+    /// PushConfig (the reference broker, or as a scenario scripts it); records every frame.
+    Serve(serve_cmd::ServeArgs),
+    /// Load driver: N connections repeating ApiVersions + PushConfig against a server
+    /// (handshakes/s, p50/p99 latency as JSON), or N idle connections held open.
+    Load(load_cmd::LoadArgs),
 }
 
 /// Runs the parsed command.
@@ -70,5 +78,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::ExportCorpus(a) => corpus_cmd::run(a),
         Command::Oracle(a) => oracle_cmd::run(a),
         Command::Mutants(a) => mutants_cmd::run(a),
+        Command::Serve(a) => serve_cmd::run(a),
+        Command::Load(a) => load_cmd::run(a),
     }
 }

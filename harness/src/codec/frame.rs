@@ -151,18 +151,9 @@ pub fn decode_request(
     base: usize,
     numbers: &ProvisionalNumbers,
 ) -> Result<DecodedRequest, DecodeError> {
-    let mut r = Reader::with_base(payload, base);
-    let mut peek = r.clone();
-    let wire_key = ApiKey(
-        peek.i16()
-            .map_err(|e| e.field("RequestApiKey").root("RequestHeader"))?,
-    );
-    let version = peek
-        .i16()
-        .map_err(|e| e.field("RequestApiVersion").root("RequestHeader"))?;
-    let api_key = numbers.canonical_api_key(wire_key);
-    let header_version = request_header_version(api_key, version);
-    let header = RequestHeader::decode(&mut r, header_version)?;
+    let (header_version, header, api_key, mut r) = decode_request_header(payload, base, numbers)?;
+    let wire_key = ApiKey(header.request_api_key);
+    let version = header.request_api_version;
     if RequestBody::info(api_key).is_none() {
         return Err(
             DecodeError::new(DecodeErrorKind::UnknownApiKey { api_key: wire_key }, base)
@@ -178,6 +169,29 @@ pub fn decode_request(
         api_key,
         body,
     })
+}
+
+/// Decodes only a request's header: returns the header version used, the header, the
+/// canonical API key, and a reader positioned at the body. Works for API keys the codec has
+/// no body for (a server can then refuse them by key). `base` as in [`decode_request`].
+pub fn decode_request_header<'a>(
+    payload: &'a [u8],
+    base: usize,
+    numbers: &ProvisionalNumbers,
+) -> Result<(i16, RequestHeader, ApiKey, Reader<'a>), DecodeError> {
+    let mut r = Reader::with_base(payload, base);
+    let mut peek = r.clone();
+    let wire_key = ApiKey(
+        peek.i16()
+            .map_err(|e| e.field("RequestApiKey").root("RequestHeader"))?,
+    );
+    let version = peek
+        .i16()
+        .map_err(|e| e.field("RequestApiVersion").root("RequestHeader"))?;
+    let api_key = numbers.canonical_api_key(wire_key);
+    let header_version = request_header_version(api_key, version);
+    let header = RequestHeader::decode(&mut r, header_version)?;
+    Ok((header_version, header, api_key, r))
 }
 
 /// Decodes a whole request frame (size prefix included), checking the size against `max`

@@ -27,9 +27,10 @@ pub use dispatch::BodyInfo;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, PathSegment};
 pub use error_code::ErrorCode;
 pub use frame::{
-    decode_request, decode_request_frame, decode_response, decode_response_frame,
-    encode_request_frame, encode_response_frame, frame, request_header_version,
-    response_header_version, split_frame, split_request_head, DecodedRequest, DecodedResponse,
+    decode_request, decode_request_frame, decode_request_header, decode_response,
+    decode_response_frame, encode_request_frame, encode_response_frame, frame,
+    request_header_version, response_header_version, split_frame, split_request_head,
+    DecodedRequest, DecodedResponse,
     FrameReader,
 };
 pub use generated::*;

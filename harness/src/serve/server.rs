@@ -1,0 +1,482 @@
+//! The `kipcheck serve` server: a Kafka-protocol broker on a TCP socket that answers
+//! ApiVersions, Metadata (itself as the only broker, a fixed topic list) and PushConfig (the
+//! reference [`BrokerModel`] or the script), records every frame, and survives hostile peers:
+//! bad sizes, truncated frames, garbage, unknown APIs, idle clients and connection floods
+//! each end one connection, cleanly, and nothing else.
+//!
+//! This module does async I/O (tokio) because it serves thousands of sockets concurrently;
+//! the decisions stay in the sans-IO codec and model, called synchronously under a mutex.
+//! It must not judge what clients send: that is the recorder's consumers' job.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use super::record::{Direction, FrameRecord, Recorder};
+use super::script::{PushReply, ScriptStep, ServeScript};
+use crate::codec::api_versions_response::ApiVersion;
+use crate::codec::metadata_response::{
+    MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
+};
+use crate::codec::{
+    self, decode_request_header, to_hex, ApiKey, ErrorCode, Message, MetadataRequest,
+    MetadataResponse, ProvisionalNumbers, PushConfigRequest, ResponseBody, ResponseHeader, Uuid,
+};
+use crate::model::{BrokerModel, BrokerReply, BrokerRequest, Millis, SpecProfile};
+
+/// How the server runs.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// Spec profile (provisional numbers, limits, readings).
+    pub profile: SpecProfile,
+    /// Broker setup and PushConfig script.
+    pub script: ServeScript,
+    /// The node id it advertises in Metadata.
+    pub node_id: i32,
+    /// Host it advertises in Metadata (default: the address it listens on).
+    pub advertised_host: Option<String>,
+    /// Topics it lists (one partition each, led by itself).
+    pub topics: Vec<String>,
+    /// A connection that sends nothing (or no complete frame) for this long is closed.
+    pub idle_timeout: Duration,
+    /// Connections served at once; more are accepted and closed at once.
+    pub max_connections: usize,
+    /// Largest request frame accepted (payload bytes); a larger size prefix closes.
+    pub max_frame_bytes: usize,
+    /// Keep records in memory ([`Server::recorder`]); off for load tests.
+    pub keep_records: bool,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        Self {
+            profile: SpecProfile::default(),
+            script: ServeScript::default(),
+            node_id: 1,
+            advertised_host: None,
+            topics: vec!["kipcheck-topic".into()],
+            idle_timeout: Duration::from_secs(30),
+            max_connections: 20_000,
+            max_frame_bytes: 1 << 20,
+            keep_records: true,
+        }
+    }
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// Binding the listen address failed.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The broker setup is invalid.
+    #[error("broker setup: {0}")]
+    Setup(String),
+}
+
+struct Shared {
+    numbers: ProvisionalNumbers,
+    broker: Mutex<BrokerModel>,
+    script: Mutex<std::collections::VecDeque<ScriptStep>>,
+    opts: ServeOptions,
+    host: String,
+    port: i32,
+    start: Instant,
+    recorder: Recorder,
+    live: AtomicUsize,
+    next_conn: AtomicU64,
+}
+
+impl Shared {
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    /// Records a frame or close; `api` is the request's wire key and version.
+    fn record(
+        &self,
+        conn: u64,
+        dir: Direction,
+        frame: &[u8],
+        api: Option<(i16, i16)>,
+        note: Option<String>,
+    ) {
+        self.recorder.push(FrameRecord {
+            conn,
+            at_ms: self.now_ms(),
+            dir,
+            api_key: api.map(|a| a.0),
+            api_version: api.map(|a| a.1),
+            hex: to_hex(frame),
+            note,
+        });
+    }
+}
+
+/// A running server.
+pub struct Server {
+    addr: SocketAddr,
+    recorder: Recorder,
+    shared: Arc<Shared>,
+    stop: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// What to do after a request.
+enum Action {
+    Reply { delay_ms: u64, frame: Vec<u8> },
+    Close(String),
+}
+
+impl Server {
+    /// Binds `listen` (e.g. `127.0.0.1:0`) and starts serving. `sink` receives JSON lines.
+    pub async fn start(
+        listen: &str,
+        opts: ServeOptions,
+        sink: Option<Box<dyn std::io::Write + Send>>,
+    ) -> Result<Server, ServeError> {
+        let listener = TcpListener::bind(listen)
+            .await
+            .map_err(|source| ServeError::Bind {
+                addr: listen.into(),
+                source,
+            })?;
+        let addr = listener.local_addr().map_err(|source| ServeError::Bind {
+            addr: listen.into(),
+            source,
+        })?;
+        let settings = opts.script.broker.settings(opts.node_id);
+        let broker = BrokerModel::new(settings, &opts.profile)
+            .map_err(|e| ServeError::Setup(e.to_string()))?;
+        let recorder = Recorder::new(opts.keep_records, sink);
+        let shared = Arc::new(Shared {
+            numbers: opts.profile.provisional,
+            broker: Mutex::new(broker),
+            script: Mutex::new(opts.script.steps.clone()),
+            host: opts
+                .advertised_host
+                .clone()
+                .unwrap_or_else(|| addr.ip().to_string()),
+            port: i32::from(addr.port()),
+            opts,
+            start: Instant::now(),
+            recorder: recorder.clone(),
+            live: AtomicUsize::new(0),
+            next_conn: AtomicU64::new(1),
+        });
+        let (stop, stopped) = watch::channel(false);
+        let task = tokio::spawn(accept_loop(listener, shared.clone(), stopped));
+        Ok(Server {
+            addr,
+            recorder,
+            shared,
+            stop,
+            task,
+        })
+    }
+
+    /// The address it listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The frame recorder.
+    pub fn recorder(&self) -> Recorder {
+        self.recorder.clone()
+    }
+
+    /// Connections being served now.
+    pub fn live_connections(&self) -> usize {
+        self.shared.live.load(Ordering::Relaxed)
+    }
+
+    /// How often the broker model invoked its policy.
+    pub fn policy_invocations(&self) -> u64 {
+        self.shared
+            .broker
+            .lock()
+            .map(|b| b.policy_invocations())
+            .unwrap_or(0)
+    }
+
+    /// Stops accepting and drops every connection.
+    pub async fn shutdown(self) {
+        let _ = self.stop.send(true);
+        let _ = self.task.await;
+    }
+
+    /// Serves until the process ends.
+    pub async fn run_forever(self) {
+        let _ = self.task.await;
+    }
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    mut stopped: watch::Receiver<bool>,
+) {
+    let mut conns = JoinSet::new();
+    loop {
+        tokio::select! {
+            _ = stopped.changed() => break,
+            Some(_) = conns.join_next(), if !conns.is_empty() => {}
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else {
+                    // Out of descriptors or similar: back off briefly, keep serving.
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                };
+                let id = shared.next_conn.fetch_add(1, Ordering::Relaxed);
+                if shared.live.load(Ordering::Relaxed) >= shared.opts.max_connections {
+                    shared.record(id, Direction::Close, &[], None, Some("too many connections".into()));
+                    drop(stream);
+                    continue;
+                }
+                shared.live.fetch_add(1, Ordering::Relaxed);
+                let s = shared.clone();
+                conns.spawn(async move {
+                    let reason = serve_conn(&s, stream, id).await;
+                    s.live.fetch_sub(1, Ordering::Relaxed);
+                    s.record(id, Direction::Close, &[], None, Some(reason));
+                });
+            }
+        }
+    }
+    conns.shutdown().await;
+}
+
+/// Serves one connection until it ends; returns why it ended.
+async fn serve_conn(shared: &Shared, mut stream: TcpStream, id: u64) -> String {
+    let _ = stream.set_nodelay(true);
+    let idle = shared.opts.idle_timeout;
+    let max = shared.opts.max_frame_bytes;
+    loop {
+        let mut size = [0u8; 4];
+        match tokio::time::timeout(idle, stream.read_exact(&mut size)).await {
+            Err(_) => return format!("idle timeout ({} ms)", idle.as_millis()),
+            Ok(Err(_)) => return "closed by the client".into(),
+            Ok(Ok(_)) => {}
+        }
+        let n = i32::from_be_bytes(size);
+        if n < 0 {
+            return format!("negative frame size {n}");
+        }
+        let n = n as usize;
+        if n > max {
+            return format!("frame size {n} over the limit {max}");
+        }
+        // Grows only as bytes arrive: a size claim alone allocates nothing.
+        let mut frame = Vec::with_capacity(4 + n.min(64 * 1024));
+        frame.extend_from_slice(&size);
+        let mut body = (&mut stream).take(n as u64);
+        match tokio::time::timeout(idle, body.read_to_end(&mut frame)).await {
+            Err(_) => {
+                return format!(
+                    "idle timeout mid-frame ({} of {n} bytes after {} ms)",
+                    frame.len() - 4,
+                    idle.as_millis()
+                )
+            }
+            Ok(Err(e)) => return format!("read error: {e}"),
+            Ok(Ok(_)) if frame.len() < 4 + n => {
+                return format!("truncated frame: {} of {n} bytes", frame.len() - 4)
+            }
+            Ok(Ok(_)) => {}
+        }
+        let api = frame.get(4..8).map(|b| {
+            (
+                i16::from_be_bytes([b[0], b[1]]),
+                i16::from_be_bytes([b[2], b[3]]),
+            )
+        });
+        shared.record(id, Direction::In, &frame, api, None);
+        match handle(shared, &frame) {
+            Action::Close(reason) => return reason,
+            Action::Reply { delay_ms, frame } => {
+                if delay_ms > 0 {
+                    tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                }
+                match tokio::time::timeout(idle, stream.write_all(&frame)).await {
+                    Ok(Ok(())) => shared.record(id, Direction::Out, &frame, api, None),
+                    Ok(Err(e)) => return format!("write error: {e}"),
+                    Err(_) => return "write timeout (client not reading)".into(),
+                }
+            }
+        }
+    }
+}
+
+/// Answers one request frame (size prefix included).
+fn handle(shared: &Shared, frame: &[u8]) -> Action {
+    let payload = &frame[4..];
+    let (_, header, api_key, body) = match decode_request_header(payload, 4, &shared.numbers) {
+        Ok(h) => h,
+        Err(e) => return Action::Close(format!("request header does not decode: {e}")),
+    };
+    let version = header.request_api_version;
+    let corr = header.correlation_id;
+    let reply = |version: i16, body: ResponseBody, delay_ms: u64| {
+        let h = ResponseHeader {
+            correlation_id: corr,
+            ..Default::default()
+        };
+        match codec::encode_response_frame(&h, &body, version) {
+            Ok(frame) => Action::Reply { delay_ms, frame },
+            Err(e) => Action::Close(format!("cannot encode the response: {e}")),
+        }
+    };
+    if api_key == ApiKey::METADATA {
+        return match MetadataRequest::from_bytes(body.rest(), version) {
+            Ok(req) if MetadataRequest::VALID_VERSIONS.contains(version) => {
+                reply(version, ResponseBody::Metadata(metadata(shared, &req)), 0)
+            }
+            Ok(_) => Action::Close(format!("Metadata version {version} unsupported")),
+            Err(e) => Action::Close(format!("Metadata request does not decode: {e}")),
+        };
+    }
+    let mut step = None;
+    if api_key == ApiKey::PUSH_CONFIG {
+        let advertised = shared
+            .broker
+            .lock()
+            .is_ok_and(|b| b.advertises_push_config());
+        if advertised
+            && PushConfigRequest::VALID_VERSIONS.contains(version)
+            && PushConfigRequest::from_bytes(body.rest(), version).is_ok()
+        {
+            step = shared.script.lock().ok().and_then(|mut s| s.pop_front());
+        }
+    }
+    let delay_ms = step.as_ref().map_or(0, |s| s.delay_ms);
+    match step.map(|s| s.reply) {
+        Some(PushReply::Disconnect) => Action::Close("scripted disconnect".into()),
+        Some(PushReply::Respond(body)) => reply(version, ResponseBody::PushConfig(body), delay_ms),
+        Some(PushReply::Model) | None => {
+            let req = BrokerRequest {
+                api_key: ApiKey(header.request_api_key),
+                api_version: version,
+                body: body.rest().to_vec(),
+            };
+            let now = Millis(shared.now_ms());
+            let answer = match shared.broker.lock() {
+                Ok(mut b) => b.handle_request(now, &req),
+                Err(_) => return Action::Close("broker state poisoned".into()),
+            };
+            match answer {
+                BrokerReply::Close { reason } => Action::Close(reason),
+                BrokerReply::Response {
+                    api_version,
+                    mut body,
+                    ..
+                } => {
+                    if let ResponseBody::ApiVersions(av) = &mut body {
+                        advertise_metadata(&mut av.api_keys);
+                    }
+                    reply(api_version, body, delay_ms)
+                }
+            }
+        }
+    }
+}
+
+/// Adds Metadata (every version the codec speaks) to an ApiVersions answer, keys sorted.
+fn advertise_metadata(keys: &mut Vec<ApiVersion>) {
+    let v = MetadataRequest::VALID_VERSIONS;
+    keys.push(ApiVersion {
+        api_key: ApiKey::METADATA.0,
+        min_version: v.min,
+        max_version: v.max,
+        ..Default::default()
+    });
+    keys.sort_by_key(|k| k.api_key);
+}
+
+/// Itself as the only broker and controller; the configured topics (or the requested ones,
+/// unknown names with UNKNOWN_TOPIC_OR_PARTITION).
+fn metadata(shared: &Shared, req: &MetadataRequest) -> MetadataResponse {
+    let node = shared.opts.node_id;
+    let names: Vec<(String, bool)> = match &req.topics {
+        None => shared
+            .opts
+            .topics
+            .iter()
+            .map(|t| (t.clone(), true))
+            .collect(),
+        Some(ts) => ts
+            .iter()
+            .filter_map(|t| t.name.as_ref().map(|n| n.to_string()))
+            .map(|n| {
+                let known = shared.opts.topics.contains(&n);
+                (n, known)
+            })
+            .collect(),
+    };
+    let topics = names
+        .into_iter()
+        .map(|(name, known)| MetadataResponseTopic {
+            error_code: if known {
+                0
+            } else {
+                ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0
+            },
+            topic_id: Some(if known {
+                topic_id(&name)
+            } else {
+                Uuid([0; 16])
+            }),
+            name: Some(name.into()),
+            partitions: if known {
+                vec![MetadataResponsePartition {
+                    partition_index: 0,
+                    leader_id: node,
+                    leader_epoch: Some(0),
+                    replica_nodes: vec![node],
+                    isr_nodes: vec![node],
+                    offline_replicas: Some(Vec::new()),
+                    ..Default::default()
+                }]
+            } else {
+                Vec::new()
+            },
+            ..Default::default()
+        })
+        .collect();
+    MetadataResponse {
+        brokers: vec![MetadataResponseBroker {
+            node_id: node,
+            host: shared.host.clone().into(),
+            port: shared.port,
+            ..Default::default()
+        }],
+        cluster_id: Some("kipcheck-cluster".into()),
+        controller_id: node,
+        topics,
+        ..Default::default()
+    }
+}
+
+/// A stable, non-zero topic id derived from the name (FNV-1a, both halves).
+fn topic_id(name: &str) -> Uuid {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut bytes = [0u8; 16];
+    for (i, chunk) in bytes.chunks_mut(8).enumerate() {
+        for b in name.bytes().chain([i as u8]) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        chunk.copy_from_slice(&h.to_be_bytes());
+    }
+    Uuid(bytes)
+}
