@@ -3,7 +3,8 @@
 # librdkafka's mock cluster, tansu), waits until each answers, and writes target/interop/env.sh
 # exporting their addresses, versions and the client commands ({bootstrap} is the address
 # placeholder of `--target client-cmd:"..."`). Run interop/install.sh first; stop with stop.sh.
-# On any failure it stops what it started and exits 1. KIPCHECK_SKIP_TANSU=1 leaves tansu out.
+# On any failure it stops what it started and exits 1. tansu is started when it is installed
+# (KIPCHECK_WITH_TANSU=1 bash interop/install.sh) unless KIPCHECK_SKIP_TANSU=1.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -92,9 +93,8 @@ log "librdkafka mock: ${RDKAFKA_MOCK_ADDR} in $(( $(now) - t )) s"
 
 # --- tansu (in-memory storage) -----------------------------------------------------------------
 TANSU_ADDR=""
-if [ "${KIPCHECK_SKIP_TANSU:-0}" != 1 ]; then
+if [ "${KIPCHECK_SKIP_TANSU:-0}" != 1 ] && [ -x "${TANSU_ROOT}/bin/tansu" ]; then
   t=$(now)
-  [ -x "${TANSU_ROOT}/bin/tansu" ] || die "tansu is not installed (${TANSU_ROOT}/bin/tansu)"
   TANSU_PORT=$(free_port)
   TANSU_ADDR="127.0.0.1:${TANSU_PORT}"
   spawn tansu "${TANSU_ROOT}/bin/tansu" broker --listener-url "tcp://${TANSU_ADDR}" \
@@ -129,7 +129,7 @@ ENV_FILE="${INTEROP_DIR}/env.sh"
   echo "export KIPCHECK_CLIENT_JAVA_CONSUMER='${JAVA_CLIENT} ConsumeOne {bootstrap}'"
   echo "export KIPCHECK_CLIENT_JAVA_ADMIN='${JAVA_CLIENT} AdminListTopics {bootstrap}'"
   echo "export KIPCHECK_CLIENT_JAVA_STREAMS='${JAVA_CLIENT} StreamsApp {bootstrap}'"
-  echo "export KIPCHECK_CLIENT_JAVA_VERSION='${KAFKA_VERSION}'"
+  for c in PRODUCER CONSUMER ADMIN STREAMS; do echo "export KIPCHECK_CLIENT_JAVA_${c}_VERSION='${KAFKA_VERSION}'"; done
   echo "export KIPCHECK_CLIENT_FRANZ_GO='${GO_BIN}/client {bootstrap}'"
   echo "export KIPCHECK_CLIENT_FRANZ_GO_VERSION='${FRANZ_GO_VERSION}'"
   echo "export KIPCHECK_CLIENT_LIBRDKAFKA='${PYTHON} ${INTEROP_SRC}/python/rdkafka_client.py {bootstrap}'"

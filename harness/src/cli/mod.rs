@@ -3,6 +3,7 @@
 mod codec_cmds;
 mod corpus_cmd;
 mod input;
+mod interop_cmd;
 mod ledger_cmd;
 mod run_cmd;
 
@@ -47,6 +48,9 @@ enum Command {
     /// Run the suite against the reference and write every frame it exchanges into the fuzz
     /// corpus (`corpus/decode_request/`, `corpus/decode_response/`).
     ExportCorpus(corpus_cmd::ExportArgs),
+    /// Check the must-hold facts against the real Kafka peers started by `interop/start.sh`
+    /// (addresses from `target/interop/env.sh`) and write `reports/peers.md`.
+    Interop(interop_cmd::InteropArgs),
 }
 
 /// Runs the parsed command.
@@ -57,5 +61,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(a) => run_cmd::run(a),
         Command::Ledger(a) => ledger_cmd::run(a),
         Command::ExportCorpus(a) => corpus_cmd::run(a),
+        Command::Interop(a) => interop_cmd::run(a),
     }
 }
