@@ -15,6 +15,7 @@ pub mod fuzzing;
 pub mod interop;
 pub mod ledger;
 pub mod model;
+pub mod oracle;
 pub mod report;
 pub mod runner;
 pub mod scenario;

@@ -1,11 +1,15 @@
 //! Adapters: the [`Target`] trait every implementation under test is driven through, and
 //! the targets kipcheck ships (the in-process reference model first).
 
+pub mod exec;
+pub mod exec_process;
 pub mod recording;
 pub mod reference;
 pub mod registry;
 pub mod target;
 
+pub use exec::{ExecSession, ExecTarget, FrameEncoding, PROTOCOL_VERSION};
+pub use exec_process::ExecOptions;
 pub use recording::{RecordedFrame, RecordingTarget};
 pub use reference::{ReferenceSession, ReferenceTarget};
 pub use registry::{target_from_spec, TargetOptions, TARGET_KINDS};

@@ -13,8 +13,8 @@ use super::target::{
     EMULATED_CONTROLLER_NODE,
 };
 use crate::codec::{
-    self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, Message, ProvisionalNumbers, Reader, RequestBody,
-    RequestHeader, ResponseBody, ResponseHeader,
+    self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers, RequestBody, RequestHeader,
+    ResponseBody, ResponseHeader,
 };
 use crate::model::{
     BrokerModel, BrokerReply, BrokerRequest, ClientInput, ClientModel, ClientOutput,
@@ -295,20 +295,8 @@ impl ReferenceSession {
     }
 
     fn route_to_broker(&mut self, conn: u32, frame: &[u8]) {
-        let parsed = (|| {
-            let (payload, used) = codec::split_frame(frame, DEFAULT_MAX_FRAME_SIZE).ok()?;
-            if used != frame.len() {
-                return None;
-            }
-            let mut peek = Reader::new(payload);
-            let wire_key = ApiKey(peek.i16().ok()?);
-            let version = peek.i16().ok()?;
-            let canonical = self.numbers.canonical_api_key(wire_key);
-            let hv = codec::request_header_version(canonical, version);
-            let mut r = Reader::new(payload);
-            let header = RequestHeader::decode(&mut r, hv).ok()?;
-            Some((header, r.rest().to_vec()))
-        })();
+        let parsed = codec::split_request_head(frame, DEFAULT_MAX_FRAME_SIZE, &self.numbers)
+            .map(|(header, _, body)| (header, body.to_vec()));
         let Some((header, body)) = parsed else {
             return self.push(conn, ConnOutput::Closed);
         };

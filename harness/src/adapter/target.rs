@@ -65,6 +65,13 @@ pub enum AdapterError {
     /// The step is not possible on this target.
     #[error("not supported by the target: {0}")]
     Unsupported(String),
+    /// The target broke its adapter protocol (e.g. `exec:`: invalid JSON, a message of the
+    /// wrong type, an over-long line, an unsupported protocol version).
+    #[error("target broke the adapter protocol: {0}")]
+    Protocol(String),
+    /// The target gave no answer within the wall-clock bound.
+    #[error("target timed out: {0}")]
+    Timeout(String),
     /// I/O.
     #[error("I/O: {0}")]
     Io(#[from] std::io::Error),

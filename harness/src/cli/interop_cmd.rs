@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use kipcheck::interop::{render_matrix, run_interop, InteropOptions, PeerEnv, Verdict};
+use kipcheck::interop::{
+    render_matrix, run_interop, splice_section, InteropOptions, PeerEnv, Verdict,
+};
 
 use super::{EXIT_FINDING, EXIT_TARGET};
 
@@ -61,7 +63,14 @@ pub fn run(a: InteropArgs) -> anyhow::Result<ExitCode> {
     if let Some(dir) = a.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    std::fs::write(&a.out, md).with_context(|| format!("writing {}", a.out.display()))?;
+    // reports/peers.md has sections written by other parts of issue 8: replace only ours.
+    let existing = match std::fs::read_to_string(&a.out) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", a.out.display())),
+    };
+    std::fs::write(&a.out, splice_section(&existing, &md))
+        .with_context(|| format!("writing {}", a.out.display()))?;
     for r in &m.rows {
         let line: Vec<String> = r
             .facts

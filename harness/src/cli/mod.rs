@@ -5,6 +5,7 @@ mod corpus_cmd;
 mod input;
 mod interop_cmd;
 mod ledger_cmd;
+mod oracle_cmd;
 mod run_cmd;
 
 use std::process::ExitCode;
@@ -51,6 +52,9 @@ enum Command {
     /// Check the must-hold facts against the real Kafka peers started by `interop/start.sh`
     /// (addresses from `target/interop/env.sh`) and write `reports/peers.md`.
     Interop(interop_cmd::InteropArgs),
+    /// Compare kipcheck's codec with Kafka 4.4.0's own (the `interop/java-codec` jar) on every
+    /// shared message and version and the fuzz corpus (exit 1 on an unexplained disagreement).
+    Oracle(oracle_cmd::OracleArgs),
 }
 
 /// Runs the parsed command.
@@ -62,5 +66,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ledger(a) => ledger_cmd::run(a),
         Command::ExportCorpus(a) => corpus_cmd::run(a),
         Command::Interop(a) => interop_cmd::run(a),
+        Command::Oracle(a) => oracle_cmd::run(a),
     }
 }

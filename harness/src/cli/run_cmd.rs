@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::anyhow;
 use clap::Args;
-use kipcheck::adapter::{target_from_spec, Target, TargetOptions};
+use kipcheck::adapter::{target_from_spec, AdapterError, Target, TargetOptions};
 use kipcheck::report::{standard_reporters, Reporter, TerminalOptions};
 use kipcheck::runner::{
     run_suite, select, Baseline, Filters, Grade, Partition, RunEvent, RunOptions,
@@ -103,7 +103,13 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         Ok(t) => t,
         Err(e) => {
             eprintln!("kipcheck: {e:#}");
-            return Ok(ExitCode::from(EXIT_USAGE));
+            // A bad specification is a usage error; a target that crashed, hung or broke its
+            // protocol while starting (e.g. an exec: adapter's hello) is a target failure.
+            let code = match e.downcast_ref::<AdapterError>() {
+                None | Some(AdapterError::Setup(_)) => EXIT_USAGE,
+                Some(_) => EXIT_TARGET,
+            };
+            return Ok(ExitCode::from(code));
         }
     };
     let scenarios = match load_dir(&a.scenarios) {
@@ -201,12 +207,25 @@ fn generated_seed() -> u64 {
     kipcheck::runner::fnv1a64(&format!("{nanos}:{}", std::process::id()))
 }
 
+/// `s` as one POSIX shell word (quoted when needed), so a printed command can be pasted back:
+/// `--target exec:"python3 adapter.py"` must keep its command together.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@,+%".contains(c))
+    {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
 fn command_line(a: &RunArgs, seed: u64) -> String {
     let mut c = vec![
         "kipcheck".to_string(),
         "run".into(),
         "--target".into(),
-        a.target.clone(),
+        shell_word(&a.target),
     ];
     if a.scenarios != std::path::Path::new("scenarios") {
         c.push("--scenarios".into());
@@ -219,4 +238,21 @@ fn command_line(a: &RunArgs, seed: u64) -> String {
     c.push("--seed".into());
     c.push(seed.to_string());
     c.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_word;
+
+    #[test]
+    fn shell_words_quote_only_when_needed() {
+        assert_eq!(shell_word("reference"), "reference");
+        assert_eq!(shell_word("tcp://127.0.0.1:9092"), "tcp://127.0.0.1:9092");
+        assert_eq!(
+            shell_word("exec:python3 adapter.py"),
+            "'exec:python3 adapter.py'"
+        );
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word(""), "''");
+    }
 }

@@ -200,6 +200,27 @@ pub fn decode_request_frame(
     decode_request(payload, 4, numbers)
 }
 
+/// Splits a whole request frame (size prefix included, nothing after it) into its decoded
+/// header, the canonical API key and the still-encoded body; `None` if the size prefix or
+/// the header does not decode. For routers that decide before decoding the body.
+pub fn split_request_head<'a>(
+    frame: &'a [u8],
+    max: usize,
+    numbers: &ProvisionalNumbers,
+) -> Option<(RequestHeader, ApiKey, &'a [u8])> {
+    let (payload, used) = split_frame(frame, max).ok()?;
+    if used != frame.len() {
+        return None;
+    }
+    let mut peek = Reader::new(payload);
+    let wire_key = ApiKey(peek.i16().ok()?);
+    let version = peek.i16().ok()?;
+    let api_key = numbers.canonical_api_key(wire_key);
+    let mut r = Reader::new(payload);
+    let header = RequestHeader::decode(&mut r, request_header_version(api_key, version)).ok()?;
+    Some((header, api_key, r.rest()))
+}
+
 /// Encodes a request frame: size, header (version chosen from the body's API and
 /// `header.request_api_version`; `RequestApiKey` rewritten to the wire key), body.
 pub fn encode_request_frame(

@@ -29,7 +29,8 @@ pub use error_code::ErrorCode;
 pub use frame::{
     decode_request, decode_request_frame, decode_response, decode_response_frame,
     encode_request_frame, encode_response_frame, frame, request_header_version,
-    response_header_version, split_frame, DecodedRequest, DecodedResponse, FrameReader,
+    response_header_version, split_frame, split_request_head, DecodedRequest, DecodedResponse,
+    FrameReader,
 };
 pub use generated::*;
 pub use message::{Message, VersionRange};

@@ -24,8 +24,9 @@ pub fn decode_request(data: &[u8]) {
     assert_eq!(first, second, "decode(encode(decode(x))) != decode(x)");
 }
 
-/// Picks the API and version for a response from the first two input bytes.
-fn pick_response(data: &[u8]) -> Option<(ApiKey, i16, &[u8])> {
+/// Picks the API and version for a response from the first two input bytes (the
+/// `decode_response` corpus format; the Java-codec oracle replays that corpus with it).
+pub fn pick_response(data: &[u8]) -> Option<(ApiKey, i16, &[u8])> {
     let (&a, rest) = data.split_first()?;
     let (&v, rest) = rest.split_first()?;
     let info = ResponseBody::KNOWN.get(usize::from(a) % ResponseBody::KNOWN.len())?;

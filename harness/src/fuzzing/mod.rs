@@ -31,7 +31,7 @@ mod scenario_parse;
 #[cfg(feature = "arbitrary")]
 mod sensitive_filter;
 
-pub use decode::{decode_request, decode_response, FUZZ_MAX_FRAME};
+pub use decode::{decode_request, decode_response, pick_response, FUZZ_MAX_FRAME};
 #[cfg(feature = "differential")]
 pub use differential::differential_codec;
 #[cfg(feature = "arbitrary")]

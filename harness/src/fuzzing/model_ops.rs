@@ -13,7 +13,6 @@ use std::collections::{BTreeMap, VecDeque};
 
 use arbitrary::{Arbitrary, Unstructured};
 
-use crate::codec::api_versions_response::ApiVersion;
 use crate::codec::incremental_alter_configs_request as inc;
 use crate::codec::push_config_request::Config;
 use crate::codec::update_features_request::FeatureUpdateKey;
@@ -21,6 +20,7 @@ use crate::codec::{
     ApiKey, ApiVersionsResponse, IncrementalAlterConfigsRequest, Message, PushConfigRequest,
     PushConfigResponse, Reader, RequestBody, ResponseBody, UpdateFeaturesRequest,
 };
+use crate::model::emulated_api_versions;
 use crate::model::server_config::resource_type::{BROKER, TOPIC, UNKNOWN};
 use crate::model::{
     AuditDirection, BrokerModel, BrokerReply, BrokerRequest, BrokerSettings, ClientInput,
@@ -179,25 +179,7 @@ fn client_config(u: &mut Unstructured<'_>) -> arbitrary::Result<BTreeMap<String,
 }
 
 fn api_versions(push: bool) -> ApiVersionsResponse {
-    let mut keys = vec![ApiVersion {
-        api_key: ApiKey::API_VERSIONS.0,
-        min_version: 0,
-        max_version: 4,
-        ..Default::default()
-    }];
-    if push {
-        keys.push(ApiVersion {
-            api_key: 95,
-            min_version: 0,
-            max_version: 0,
-            ..Default::default()
-        });
-    }
-    ApiVersionsResponse {
-        api_keys: keys,
-        throttle_time_ms: Some(0),
-        ..Default::default()
-    }
+    emulated_api_versions(push.then_some(ApiKey(95)))
 }
 
 fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {

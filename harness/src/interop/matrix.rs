@@ -78,7 +78,8 @@ fn cell(s: &str) -> String {
 /// Renders the matrix as Markdown. `header` is put under the title (how it was produced).
 pub fn render_matrix(m: &Matrix, header: &str) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "# kipcheck against real Kafka peers\n");
+    let _ = writeln!(out, "{SECTION_BEGIN}");
+    let _ = writeln!(out, "## Live peers (`kipcheck interop`)\n");
     let _ = writeln!(out, "{header}\n");
     let _ = writeln!(
         out,
@@ -99,7 +100,7 @@ pub fn render_matrix(m: &Matrix, header: &str) -> String {
         let _ = writeln!(out, "| {peer} | not run: {} | - | - | - | - |", cell(why));
     }
     let violations = m.must_hold_violations();
-    let _ = writeln!(out, "\n## Must-hold facts\n");
+    let _ = writeln!(out, "\n### Must-hold facts\n");
     if violations.is_empty() {
         let _ = writeln!(
             out,
@@ -110,13 +111,13 @@ pub fn render_matrix(m: &Matrix, header: &str) -> String {
             let _ = writeln!(out, "- **BROKEN**: `{id}` on {peer}");
         }
     }
-    let _ = writeln!(out, "\n## Findings\n");
+    let _ = writeln!(out, "\n### Findings\n");
     let mut any = false;
     for r in &m.rows {
         for f in &r.facts {
             if let Verdict::Finding { expected, observed } = &f.verdict {
                 any = true;
-                let _ = writeln!(out, "### {} — `{}` ({} suite)\n", r.peer, f.id, f.suite);
+                let _ = writeln!(out, "#### {} — `{}` ({} suite)\n", r.peer, f.id, f.suite);
                 let _ = writeln!(out, "Peer: {}\n", r.software);
                 let _ = writeln!(
                     out,
@@ -129,9 +130,9 @@ pub fn render_matrix(m: &Matrix, header: &str) -> String {
     if !any {
         let _ = writeln!(out, "None.\n");
     }
-    let _ = writeln!(out, "## Every fact\n");
+    let _ = writeln!(out, "### Every fact\n");
     for r in &m.rows {
-        let _ = writeln!(out, "### {} ({})\n", r.peer, r.software);
+        let _ = writeln!(out, "#### {} ({})\n", r.peer, r.software);
         let _ = writeln!(out, "| fact | verdict | observed |");
         let _ = writeln!(out, "|---|---|---|");
         for f in &r.facts {
@@ -150,7 +151,40 @@ pub fn render_matrix(m: &Matrix, header: &str) -> String {
         }
         let _ = writeln!(out);
     }
+    let _ = writeln!(out, "{SECTION_END}");
     out
+}
+
+/// Marks the start of the section `kipcheck interop` owns in `reports/peers.md`.
+pub const SECTION_BEGIN: &str =
+    "<!-- kipcheck interop: begin (generated; edit the code, not this) -->";
+/// Marks its end.
+pub const SECTION_END: &str = "<!-- kipcheck interop: end -->";
+
+/// Puts `section` (a [`render_matrix`] output) into `existing` (the report file's text, which
+/// other parts of issue 8 also write): replacing the previous section between the markers, or
+/// appended when there is none. Everything else in the file is kept as it is.
+pub fn splice_section(existing: &str, section: &str) -> String {
+    if let (Some(a), Some(b)) = (existing.find(SECTION_BEGIN), existing.find(SECTION_END)) {
+        if a < b {
+            let end = b + SECTION_END.len();
+            let rest = existing[end..]
+                .strip_prefix('\n')
+                .unwrap_or(&existing[end..]);
+            return format!("{}{section}{rest}", &existing[..a]);
+        }
+    }
+    if existing.trim().is_empty() {
+        return section.to_string();
+    }
+    let sep = if existing.ends_with("\n\n") {
+        ""
+    } else if existing.ends_with('\n') {
+        "\n"
+    } else {
+        "\n\n"
+    };
+    format!("{existing}{sep}{section}")
 }
 
 #[cfg(test)]
@@ -220,9 +254,29 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("- expected: v0\n+ observed: v3-ish"), "{md}");
+        assert!(
+            md.starts_with(SECTION_BEGIN) && md.trim_end().ends_with(SECTION_END),
+            "{md}"
+        );
         assert_eq!(
             m.verdict("kafka", "apiversions-strict"),
             Some(&Verdict::Pass)
         );
+    }
+
+    #[test]
+    fn splice_replaces_only_its_section() {
+        let section = format!("{SECTION_BEGIN}\nnew\n{SECTION_END}\n");
+        let other = "# Real peers\n\n## Java codec oracle\n\ntext\n";
+        assert_eq!(
+            splice_section(other, &section),
+            format!("{other}\n{section}")
+        );
+        let old = format!("{other}\n{SECTION_BEGIN}\nold\n{SECTION_END}\n## After\n");
+        assert_eq!(
+            splice_section(&old, &section),
+            format!("{other}\n{section}## After\n")
+        );
+        assert_eq!(splice_section("", &section), section);
     }
 }

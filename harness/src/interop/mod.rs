@@ -14,7 +14,7 @@ mod verdict;
 pub use capture::{capture_client, CapturedFrame, ClientCapture, ClientFacts};
 pub use env::{ClientPeer, PeerEnv, ServerPeer, ServerRole};
 pub use error::InteropError;
-pub use matrix::{render_matrix, Matrix, PeerRow};
+pub use matrix::{render_matrix, splice_section, Matrix, PeerRow, SECTION_BEGIN, SECTION_END};
 pub use probe::{exchange, Exchange, PROBE_TIMEOUT};
 pub use run::{run_interop, InteropOptions};
 pub use server_facts::check_server;

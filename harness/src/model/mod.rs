@@ -10,6 +10,7 @@ pub mod broker;
 pub mod client;
 pub mod config_def;
 pub mod controller;
+pub mod emulated;
 pub mod events;
 pub mod invariants;
 pub mod profile;
@@ -29,6 +30,7 @@ pub use config_def::{
     client_definitions, ClientType, ConfigType, ConfigTypeNumbering, ConfigValue,
 };
 pub use controller::{ControllerModel, MetadataRecord, RegisteredBroker, ReplayError};
+pub use emulated::emulated_api_versions;
 pub use events::{Event, LoggedEvent, NodeId};
 pub use invariants::InvariantViolation;
 pub use profile::{

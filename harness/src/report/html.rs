@@ -5,19 +5,16 @@
 //! events is HTML-escaped here; nothing is decided or redacted here.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
 use super::diff::{pair_side_by_side, visible, DiffLine, LineDiff, LineTag};
-use super::error::ReportError;
 use super::hex::{hex_dump, HexDump};
 use super::labels::{
     count_of, counts_sentence, grade_word, outcome_word, scenarios, simulated, verdict_key,
     verdict_tag, verdict_words, wall, VERDICTS,
 };
-use super::record::{is_finding, FileOutput, RunRecord};
-use super::reporter::Reporter;
+use super::record::{is_finding, RunRecord};
 use super::text::{failure_diff, location_line, STALE_MESSAGE};
-use crate::runner::{Failure, RunEvent, ScenarioResult, Verdict};
+use crate::runner::{Failure, ScenarioResult, Verdict};
 
 /// File name of the HTML report inside the report directory.
 pub const HTML_FILE: &str = "report.html";
@@ -329,31 +326,5 @@ fn hex_table(out: &mut String, hex: &str) {
                 escape(&text)
             );
         }
-    }
-}
-
-/// Writes `report.html` when the run finishes.
-#[derive(Debug)]
-pub struct HtmlReporter {
-    output: FileOutput,
-}
-
-impl HtmlReporter {
-    /// A reporter that will write to `path`.
-    pub fn new(path: impl Into<PathBuf>) -> Self {
-        Self {
-            output: FileOutput::new(path.into()),
-        }
-    }
-}
-
-impl Reporter for HtmlReporter {
-    fn on_event(&mut self, event: &RunEvent) -> Result<(), ReportError> {
-        self.output.record.record(event);
-        Ok(())
-    }
-
-    fn finish(&mut self) -> Result<(), ReportError> {
-        self.output.write_once(|record| Ok(render_html(record)))
     }
 }

@@ -2,14 +2,10 @@
 //! scenarios sorted by id so the file does not depend on completion order. It serializes what
 //! the events said and never adds judgement of its own.
 
-use std::path::PathBuf;
-
 use serde::Serialize;
 
-use super::error::ReportError;
-use super::record::{FileOutput, RunRecord};
-use super::reporter::Reporter;
-use crate::runner::{Failure, Grade, RunEvent, Summary, Verdict, FORMAT_VERSION};
+use super::record::RunRecord;
+use crate::runner::{Failure, Grade, Summary, Verdict, FORMAT_VERSION};
 
 /// File name of the JSON report inside the report directory.
 pub const JSON_FILE: &str = "results.json";
@@ -81,36 +77,4 @@ pub fn render_json(record: &RunRecord) -> Result<String, serde_json::Error> {
     let mut text = serde_json::to_string_pretty(&file)?;
     text.push('\n');
     Ok(text)
-}
-
-/// Writes `results.json` when the run finishes.
-#[derive(Debug)]
-pub struct JsonReporter {
-    output: FileOutput,
-}
-
-impl JsonReporter {
-    /// A reporter that will write to `path`.
-    pub fn new(path: impl Into<PathBuf>) -> Self {
-        Self {
-            output: FileOutput::new(path.into()),
-        }
-    }
-}
-
-impl Reporter for JsonReporter {
-    fn on_event(&mut self, event: &RunEvent) -> Result<(), ReportError> {
-        self.output.record.record(event);
-        Ok(())
-    }
-
-    fn finish(&mut self) -> Result<(), ReportError> {
-        let path = self.output.path.clone();
-        self.output.write_once(|record| {
-            render_json(record).map_err(|e| ReportError::Serialize {
-                path,
-                source: Box::new(e),
-            })
-        })
-    }
 }

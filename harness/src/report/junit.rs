@@ -3,16 +3,13 @@
 //! system-out; unsupported → skipped, errored → error, expected failure → success with a note,
 //! unexpected pass → failure ("stale baseline entry"). It maps verdicts; it never decides them.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::error::ReportError;
-use super::record::{FileOutput, RunRecord};
-use super::reporter::Reporter;
+use super::record::RunRecord;
 use super::text::{failure_block, location_line, BlockOptions, STALE_MESSAGE};
-use crate::runner::{RunEvent, ScenarioResult, Verdict};
+use crate::runner::{ScenarioResult, Verdict};
 
 /// File name of the JUnit report inside the report directory.
 pub const JUNIT_FILE: &str = "junit.xml";
@@ -108,36 +105,4 @@ pub fn render_junit(record: &RunRecord) -> Result<String, quick_junit::Serialize
         report.add_test_suite(suite);
     }
     report.to_string()
-}
-
-/// Writes `junit.xml` when the run finishes.
-#[derive(Debug)]
-pub struct JunitReporter {
-    output: FileOutput,
-}
-
-impl JunitReporter {
-    /// A reporter that will write to `path`.
-    pub fn new(path: impl Into<PathBuf>) -> Self {
-        Self {
-            output: FileOutput::new(path.into()),
-        }
-    }
-}
-
-impl Reporter for JunitReporter {
-    fn on_event(&mut self, event: &RunEvent) -> Result<(), ReportError> {
-        self.output.record.record(event);
-        Ok(())
-    }
-
-    fn finish(&mut self) -> Result<(), ReportError> {
-        let path = self.output.path.clone();
-        self.output.write_once(|record| {
-            render_junit(record).map_err(|e| ReportError::Serialize {
-                path,
-                source: Box::new(e),
-            })
-        })
-    }
 }

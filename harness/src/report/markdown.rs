@@ -4,16 +4,13 @@
 //! renders, it never decides verdicts.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
-use super::error::ReportError;
 use super::labels::{
     count_of, counts_sentence, outcome_word, scenarios, simulated, verdict_tag, wall, VERDICTS,
 };
-use super::record::{FileOutput, RunRecord};
-use super::reporter::Reporter;
+use super::record::RunRecord;
 use super::text::{failure_diff, hex_block, location_line, mismatch_line, unified, STALE_MESSAGE};
-use crate::runner::{RunEvent, ScenarioResult, Summary, Verdict};
+use crate::runner::{ScenarioResult, Summary, Verdict};
 
 /// File name of the Markdown summary inside the report directory.
 pub const MARKDOWN_FILE: &str = "summary.md";
@@ -197,30 +194,4 @@ pub fn render_markdown(record: &RunRecord) -> String {
         out.push_str(&diffs.join("\n"));
     }
     out
-}
-
-/// Writes `summary.md` when the run finishes.
-#[derive(Debug)]
-pub struct MarkdownReporter {
-    output: FileOutput,
-}
-
-impl MarkdownReporter {
-    /// A reporter that will write to `path`.
-    pub fn new(path: impl Into<PathBuf>) -> Self {
-        Self {
-            output: FileOutput::new(path.into()),
-        }
-    }
-}
-
-impl Reporter for MarkdownReporter {
-    fn on_event(&mut self, event: &RunEvent) -> Result<(), ReportError> {
-        self.output.record.record(event);
-        Ok(())
-    }
-
-    fn finish(&mut self) -> Result<(), ReportError> {
-        self.output.write_once(|record| Ok(render_markdown(record)))
-    }
 }

@@ -8,6 +8,7 @@
 
 mod diff;
 mod error;
+mod files;
 mod hex;
 mod html;
 mod json;
@@ -23,11 +24,12 @@ pub use diff::{
     diff_lines, pair_side_by_side, visible, DiffLine, LineDiff, LineTag, Segment, CONTEXT_LINES,
 };
 pub use error::ReportError;
+pub use files::{FileFormat, FileReporter};
 pub use hex::{hex_dump, HexDump, HexRow, BYTES_PER_ROW};
-pub use html::{render_html, HtmlReporter, HTML_FILE};
-pub use json::{render_json, JsonReporter, JSON_FILE};
-pub use junit::{render_junit, JunitReporter, JUNIT_FILE};
-pub use markdown::{render_markdown, MarkdownReporter, MARKDOWN_FILE};
+pub use html::{render_html, HTML_FILE};
+pub use json::{render_json, JSON_FILE};
+pub use junit::{render_junit, JUNIT_FILE};
+pub use markdown::{render_markdown, MARKDOWN_FILE};
 pub use record::{RunRecord, RunTotals};
 pub use reporter::{file_reporters, standard_reporters, Reporter, Reporters};
 pub use terminal::{TerminalOptions, TerminalReporter};

@@ -139,35 +139,3 @@ fn count<'a>(results: impl Iterator<Item = &'a ScenarioResult>) -> Summary {
     }
     s
 }
-
-/// The shared state of a reporter that writes one file at `finish`: where, what was seen,
-/// and whether it was already written.
-#[derive(Debug)]
-pub(crate) struct FileOutput {
-    pub path: std::path::PathBuf,
-    pub record: RunRecord,
-    written: bool,
-}
-
-impl FileOutput {
-    pub fn new(path: std::path::PathBuf) -> Self {
-        Self {
-            path,
-            record: RunRecord::new(),
-            written: false,
-        }
-    }
-
-    /// Renders with `render` and writes the file, once.
-    pub fn write_once(
-        &mut self,
-        render: impl FnOnce(&RunRecord) -> Result<String, super::ReportError>,
-    ) -> Result<(), super::ReportError> {
-        if self.written {
-            return Ok(());
-        }
-        self.written = true;
-        let text = render(&self.record)?;
-        super::error::write_file(&self.path, text.as_bytes())
-    }
-}

@@ -5,10 +5,7 @@
 use std::path::Path;
 
 use super::error::ReportError;
-use super::html::{HtmlReporter, HTML_FILE};
-use super::json::{JsonReporter, JSON_FILE};
-use super::junit::{JunitReporter, JUNIT_FILE};
-use super::markdown::{MarkdownReporter, MARKDOWN_FILE};
+use super::files::{FileFormat, FileReporter};
 use super::terminal::{TerminalOptions, TerminalReporter};
 use crate::runner::RunEvent;
 
@@ -108,10 +105,6 @@ pub fn file_reporters(report_dir: &Path) -> Result<Reporters, ReportError> {
         source,
     })?;
     let mut reporters = Reporters::new();
-    reporters
-        .push(JsonReporter::new(report_dir.join(JSON_FILE)))
-        .push(JunitReporter::new(report_dir.join(JUNIT_FILE)))
-        .push(HtmlReporter::new(report_dir.join(HTML_FILE)))
-        .push(MarkdownReporter::new(report_dir.join(MARKDOWN_FILE)));
+    reporters.push(FileReporter::new(report_dir, &FileFormat::ALL));
     Ok(reporters)
 }

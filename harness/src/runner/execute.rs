@@ -685,7 +685,7 @@ impl Exec<'_> {
     }
 
     fn default_response(&self, node: i32, api_key: ApiKey) -> ResponseBody {
-        use codec::api_versions_response::ApiVersion;
+        use crate::model::emulated_api_versions;
         match api_key {
             ApiKey::API_VERSIONS => {
                 let push = self
@@ -695,34 +695,9 @@ impl Exec<'_> {
                     .emulated_brokers
                     .get(&node)
                     .is_none_or(|b| b.push_config);
-                let mut keys = vec![
-                    ApiVersion {
-                        api_key: 3,
-                        min_version: 4,
-                        max_version: 13,
-                        ..Default::default()
-                    },
-                    ApiVersion {
-                        api_key: 18,
-                        min_version: 0,
-                        max_version: 4,
-                        ..Default::default()
-                    },
-                ];
-                if push {
-                    keys.push(ApiVersion {
-                        api_key: self.numbers.push_config_api_key.0,
-                        min_version: 0,
-                        max_version: 0,
-                        ..Default::default()
-                    });
-                }
-                keys.sort_by_key(|k| k.api_key);
-                ResponseBody::ApiVersions(codec::ApiVersionsResponse {
-                    api_keys: keys,
-                    throttle_time_ms: Some(0),
-                    ..Default::default()
-                })
+                ResponseBody::ApiVersions(emulated_api_versions(
+                    push.then_some(self.numbers.push_config_api_key),
+                ))
             }
             ApiKey::BROKER_REGISTRATION if node == EMULATED_CONTROLLER_NODE => {
                 ResponseBody::BrokerRegistration(codec::BrokerRegistrationResponse {

@@ -6,7 +6,6 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use kipcheck::codec::api_versions_response::ApiVersion;
 use kipcheck::codec::{
     ApiKey, ApiVersionsResponse, ErrorCode, PushConfigResponse, RequestBody, ResponseBody,
 };
@@ -25,25 +24,7 @@ pub fn cfg(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 
 /// An ApiVersions response that advertises PushConfig (key 95, v0) iff `push`.
 pub fn api_versions(push: bool) -> ApiVersionsResponse {
-    let mut keys = vec![ApiVersion {
-        api_key: 18,
-        min_version: 0,
-        max_version: 4,
-        ..Default::default()
-    }];
-    if push {
-        keys.push(ApiVersion {
-            api_key: 95,
-            min_version: 0,
-            max_version: 0,
-            ..Default::default()
-        });
-    }
-    ApiVersionsResponse {
-        api_keys: keys,
-        throttle_time_ms: Some(0),
-        ..Default::default()
-    }
+    kipcheck::model::emulated_api_versions(push.then_some(ApiKey(95)))
 }
 
 /// A PushConfig response.

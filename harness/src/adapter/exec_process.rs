@@ -1,0 +1,266 @@
+//! The child process behind an `exec:` target: started through `sh -c` in a process group
+//! of its own, spoken to in JSON lines over stdin/stdout with a wall-clock bound on every
+//! read and write and a cap on every line, its stderr kept as a bounded tail for error
+//! messages, and its whole process group killed when it is dropped. This module moves
+//! lines; it knows nothing of the protocol's message types (that is `exec.rs`).
+
+use std::collections::VecDeque;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+use super::target::AdapterError;
+
+/// Bounds of one `exec:` process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecOptions {
+    /// Wall-clock limit for one message exchange (write + answer).
+    pub call_timeout: Duration,
+    /// Longest accepted line from the process, in bytes (newline excluded).
+    pub max_line_bytes: usize,
+    /// How much of the process's stderr is kept (its last bytes) for error messages.
+    pub stderr_tail_bytes: usize,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        Self {
+            call_timeout: Duration::from_secs(10),
+            max_line_bytes: 16 * 1024 * 1024,
+            stderr_tail_bytes: 4096,
+        }
+    }
+}
+
+/// The last bytes a process wrote to stderr.
+#[derive(Clone, Debug, Default)]
+struct StderrTail {
+    bytes: Arc<Mutex<VecDeque<u8>>>,
+}
+
+impl StderrTail {
+    fn text(&self) -> String {
+        let guard = self.bytes.lock().unwrap_or_else(|p| p.into_inner());
+        let (a, b) = guard.as_slices();
+        let mut all = a.to_vec();
+        all.extend_from_slice(b);
+        String::from_utf8_lossy(&all).trim_end().to_owned()
+    }
+}
+
+/// A running adapter process.
+pub struct ExecProcess {
+    command: String,
+    child: Child,
+    pgid: Option<i32>,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+    stderr: StderrTail,
+    stderr_task: Option<tokio::task::JoinHandle<()>>,
+    opts: ExecOptions,
+}
+
+impl ExecProcess {
+    /// Starts `command` with `sh -c` in a new process group, stdin/stdout/stderr piped.
+    pub fn spawn(command: &str, opts: &ExecOptions) -> Result<Self, AdapterError> {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(command)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| AdapterError::Setup(format!("cannot start {command:?}: {e}")))?;
+        let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+        let (Some(stdin), Some(stdout), Some(mut err)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(AdapterError::Setup("child pipes missing".into()));
+        };
+        let stderr = StderrTail::default();
+        let tail = stderr.bytes.clone();
+        let cap = opts.stderr_tail_bytes;
+        let stderr_task = tokio::spawn(async move {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = err.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+                t.extend(&buf[..n]);
+                while t.len() > cap {
+                    t.pop_front();
+                }
+            }
+        });
+        Ok(Self {
+            command: command.to_owned(),
+            child,
+            pgid,
+            stdin: Some(stdin),
+            stdout: BufReader::new(stdout),
+            stderr,
+            stderr_task: Some(stderr_task),
+            opts: opts.clone(),
+        })
+    }
+
+    /// `message` followed by the stderr tail (if any), for an error.
+    fn with_stderr(&self, message: String) -> String {
+        let tail = self.stderr.text();
+        if tail.is_empty() {
+            message
+        } else {
+            format!("{message}; stderr tail:\n{tail}")
+        }
+    }
+
+    /// The process died or closed stdout: the error says how, with the stderr tail.
+    async fn crashed(&mut self, what: &str) -> AdapterError {
+        // Give the process a moment to finish exiting and its stderr to drain, bounded.
+        let status = tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await;
+        if let Some(task) = self.stderr_task.take() {
+            let _ = tokio::time::timeout(Duration::from_millis(200), task).await;
+        }
+        let how = match status {
+            Ok(Ok(s)) => format!("exited ({s})"),
+            _ => "closed its stdout".to_owned(),
+        };
+        AdapterError::Crashed(self.with_stderr(format!("{:?} {how} {what}", self.command)))
+    }
+
+    /// Writes one message as a line.
+    pub async fn write(&mut self, message: &Value) -> Result<(), AdapterError> {
+        let mut line = serde_json::to_vec(message)
+            .map_err(|e| AdapterError::Protocol(format!("cannot serialize a message: {e}")))?;
+        line.push(b'\n');
+        let Some(stdin) = self.stdin.as_mut() else {
+            return Err(self.crashed("(stdin already closed)").await);
+        };
+        let write = async {
+            stdin.write_all(&line).await?;
+            stdin.flush().await
+        };
+        match tokio::time::timeout(self.opts.call_timeout, write).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(_)) => Err(self.crashed("while kipcheck was writing to it").await),
+            Err(_) => Err(AdapterError::Timeout(self.with_stderr(format!(
+                "{:?} did not read its stdin within {} ms",
+                self.command,
+                self.opts.call_timeout.as_millis()
+            )))),
+        }
+    }
+
+    /// Reads one line (bounded in length and wall-clock time) and parses it as a JSON object.
+    pub async fn read(&mut self) -> Result<Value, AdapterError> {
+        let max = self.opts.max_line_bytes;
+        let timeout = self.opts.call_timeout;
+        let read = read_capped_line(&mut self.stdout, max);
+        let line = match tokio::time::timeout(timeout, read).await {
+            Err(_) => {
+                return Err(AdapterError::Timeout(self.with_stderr(format!(
+                    "{:?} gave no answer within {} ms",
+                    self.command,
+                    timeout.as_millis()
+                ))))
+            }
+            Ok(Err(LineError::Eof)) => return Err(self.crashed("before answering").await),
+            Ok(Err(LineError::TooLong)) => {
+                return Err(AdapterError::Protocol(self.with_stderr(format!(
+                    "{:?} wrote a line longer than {max} bytes",
+                    self.command
+                ))))
+            }
+            Ok(Err(LineError::Io(e))) => return Err(AdapterError::Io(e)),
+            Ok(Ok(line)) => line,
+        };
+        let value: Value = serde_json::from_slice(&line).map_err(|e| {
+            let shown: String = String::from_utf8_lossy(&line).chars().take(200).collect();
+            AdapterError::Protocol(self.with_stderr(format!(
+                "{:?} wrote a line that is not JSON ({e}): {shown:?}",
+                self.command
+            )))
+        })?;
+        if !value.is_object() {
+            return Err(AdapterError::Protocol(self.with_stderr(format!(
+                "{:?} wrote JSON that is not an object: {value}",
+                self.command
+            ))));
+        }
+        Ok(value)
+    }
+
+    /// A protocol violation, with the stderr tail.
+    pub fn protocol_error(&self, message: String) -> AdapterError {
+        AdapterError::Protocol(self.with_stderr(message))
+    }
+
+    /// Closes stdin and kills the whole process group.
+    pub fn kill(&mut self) {
+        self.stdin = None;
+        if let Some(pgid) = self.pgid.take() {
+            // process_group(0) made the child the leader of a group of its own: this reaches
+            // everything it started too. The group may already be gone; that is fine.
+            if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
+                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+            }
+        }
+        let _ = self.child.start_kill();
+        if let Some(task) = self.stderr_task.take() {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for ExecProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Why no line was read.
+enum LineError {
+    Eof,
+    TooLong,
+    Io(std::io::Error),
+}
+
+/// Reads up to a newline, never buffering more than `max` bytes of one line.
+async fn read_capped_line(
+    r: &mut BufReader<ChildStdout>,
+    max: usize,
+) -> Result<Vec<u8>, LineError> {
+    let mut line = Vec::new();
+    loop {
+        let buf = r.fill_buf().await.map_err(LineError::Io)?;
+        if buf.is_empty() {
+            return Err(LineError::Eof);
+        }
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                if line.len() + i > max {
+                    return Err(LineError::TooLong);
+                }
+                line.extend_from_slice(&buf[..i]);
+                r.consume(i + 1);
+                return Ok(line);
+            }
+            None => {
+                let n = buf.len();
+                if line.len() + n > max {
+                    return Err(LineError::TooLong);
+                }
+                line.extend_from_slice(buf);
+                r.consume(n);
+            }
+        }
+    }
+}

@@ -1,0 +1,412 @@
+//! The `exec:` target end to end with real subprocesses: the Python example broker passes
+//! every broker-role KIP-1324 scenario it declares capabilities for (exact counts), and each
+//! way an adapter can misbehave (crash at start, crash mid-scenario, garbage, a wrong message
+//! type, silence, a wrong protocol version, an over-long line) gives its exact error kind and
+//! an Errored verdict carrying the stderr tail, within a bounded wall-clock time, with the
+//! process group killed afterwards; base64 frames pass through byte for byte; and `kipcheck
+//! run` exits 3 when the adapter cannot even say hello; `advance` with `until` stops the
+//! virtual clock exactly at a client's next request, and a clock moved too far is refused.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use kipcheck::adapter::{
+    target_from_spec, AdapterError, ConnOutput, ExecOptions, ExecTarget, FrameEncoding, PeerAction,
+    SessionConfig, Target, TargetOptions,
+};
+use kipcheck::codec::{self, ProvisionalNumbers, RequestBody, RequestHeader};
+use kipcheck::runner::{execute, run_suite, select, Filters, RunOptions, Verdict};
+use kipcheck::scenario::{load_dir, Scenario};
+
+/// Every test finishes within this, whatever the adapter does.
+const TEST_BOUND: Duration = Duration::from_secs(60);
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_owned()
+}
+
+fn python_broker() -> String {
+    format!(
+        "python3 {}",
+        repo().join("examples/python-broker/adapter.py").display()
+    )
+}
+
+fn misbehave(mode: &str) -> String {
+    format!(
+        "python3 {} {mode}",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/exec_fixtures/misbehave.py")
+            .display()
+    )
+}
+
+/// Small bounds so misbehaviour is detected quickly (Python may start slowly on a loaded
+/// machine, hence not smaller).
+fn small() -> ExecOptions {
+    ExecOptions {
+        call_timeout: Duration::from_secs(5),
+        max_line_bytes: 64 * 1024,
+        ..ExecOptions::default()
+    }
+}
+
+fn kip1324() -> Vec<Scenario> {
+    let all = load_dir(&repo().join("scenarios")).expect("suite loads");
+    let filters = Filters {
+        kips: vec!["1324".into()],
+        ..Filters::default()
+    };
+    select(all, &filters, None)
+}
+
+fn one(id: &str) -> Scenario {
+    kip1324()
+        .into_iter()
+        .find(|s| s.file.id == id)
+        .expect("scenario exists")
+}
+
+async fn bounded<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(TEST_BOUND, f)
+        .await
+        .expect("the test finished within its wall-clock bound")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_broker_passes_every_broker_scenario_it_declares() {
+    let target: Arc<dyn Target> =
+        Arc::new(ExecTarget::start(&python_broker(), ExecOptions::default()).expect("hello probe"));
+    let caps = target.capabilities();
+    assert_eq!(
+        serde_json::to_value(&caps.capabilities).unwrap(),
+        serde_json::json!([
+            "events",
+            "virtual_clock",
+            "policy_control",
+            "max_bytes",
+            "throttle"
+        ])
+    );
+    let scenarios = kip1324();
+    let broker = scenarios
+        .iter()
+        .filter(|s| s.area == "kip1324-broker")
+        .count();
+    assert_eq!(broker, 67);
+    let options = RunOptions {
+        seed: 7,
+        jobs: 2,
+        scenario_timeout: Duration::from_secs(30),
+        baseline: None,
+        command: "kipcheck run --target exec:...".into(),
+    };
+    let (results, summary) = bounded(run_suite(target, scenarios, &options, &mut |_| {})).await;
+    let failures: Vec<_> = results
+        .iter()
+        .filter(|r| matches!(r.verdict, Verdict::Failed | Verdict::Errored))
+        .map(|r| (r.id.clone(), r.failure.as_ref().map(|f| f.message.clone())))
+        .collect();
+    assert_eq!(failures, vec![]);
+    assert_eq!(summary.passed, 64);
+    assert_eq!(summary.failed + summary.errored, 0);
+    // Unsupported: the three multi-role registration scenarios (KIP-1326 static configs are
+    // not implemented, so static_configs is not declared) and every client/controller one.
+    let broker_unsupported: Vec<(&str, &str)> = results
+        .iter()
+        .filter(|r| r.area == "kip1324-broker" && r.verdict == Verdict::Unsupported)
+        .map(|r| (r.id.as_str(), r.unsupported_reason.as_deref().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        broker_unsupported,
+        vec![
+            (
+                "b1324-multirole-no-policy-register-then-push-refused",
+                "target lacks static_configs"
+            ),
+            (
+                "b1324-multirole-register-then-push-accepted",
+                "target lacks static_configs"
+            ),
+            (
+                "b1324-multirole-register-v5-then-size-limit",
+                "target lacks static_configs"
+            ),
+        ]
+    );
+    assert_eq!(summary.unsupported, summary.total - 64);
+}
+
+#[test]
+fn registry_builds_exec_targets_and_rejects_an_empty_command() {
+    let spec = format!("exec:\"{}\"", python_broker());
+    let t = target_from_spec(&spec, &TargetOptions::default()).expect("exec target");
+    assert_eq!(t.name(), format!("exec:{}", python_broker()));
+    match target_from_spec("exec:", &TargetOptions::default()) {
+        Err(AdapterError::Setup(m)) => assert!(m.contains("needs a command"), "{m}"),
+        other => panic!("expected Setup, got {:?}", other.map(|t| t.name())),
+    }
+}
+
+#[test]
+fn crash_at_start_is_crashed_with_the_stderr_tail() {
+    match ExecTarget::start(&misbehave("crash_at_start"), small()) {
+        Err(AdapterError::Crashed(m)) => {
+            assert!(m.contains("exited (exit status: 3)"), "{m}");
+            assert!(m.contains("misbehave: cannot load my configuration"), "{m}");
+        }
+        other => panic!("expected Crashed, got {:?}", other.map(|t| t.name())),
+    }
+}
+
+#[test]
+fn wrong_protocol_version_is_a_protocol_error() {
+    match ExecTarget::start(&misbehave("wrong_version"), small()) {
+        Err(AdapterError::Protocol(m)) => assert!(
+            m.contains("the adapter speaks protocol version 99, kipcheck speaks 1"),
+            "{m}"
+        ),
+        other => panic!("expected Protocol, got {:?}", other.map(|t| t.name())),
+    }
+}
+
+/// A PushConfig request frame, as kipcheck sends it.
+fn push_frame() -> Vec<u8> {
+    let header = RequestHeader {
+        request_api_key: 95,
+        request_api_version: 0,
+        correlation_id: 1,
+        client_id: Some("t".into()),
+        ..Default::default()
+    };
+    codec::encode_request_frame(
+        &header,
+        &RequestBody::PushConfig(Default::default()),
+        &ProvisionalNumbers::default(),
+    )
+    .expect("encodes")
+}
+
+/// Starts the fixture in `mode` and opens a session for a simple broker scenario.
+async fn open_session(
+    mode: &str,
+    opts: ExecOptions,
+    encoding: FrameEncoding,
+) -> Box<dyn kipcheck::adapter::Session> {
+    let target = ExecTarget::start(&misbehave(mode), opts).expect("hello");
+    assert_eq!(target.encoding(), encoding);
+    let s = one("b1324-empty-configs-accepted");
+    let config = SessionConfig {
+        setup: s.file.setup.clone(),
+        profile: s.profile.clone(),
+        seed: 1,
+        roles: s.file.roles.clone(),
+    };
+    bounded(target.open(config)).await.expect("open")
+}
+
+/// Opens a session on `mode`, sends one request and returns the error it gives.
+async fn first_send_error(mode: &str, opts: ExecOptions) -> AdapterError {
+    let mut session = open_session(mode, opts, FrameEncoding::Json).await;
+    bounded(session.send(0, push_frame()))
+        .await
+        .expect_err("the adapter misbehaves")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn crash_mid_scenario_is_crashed_with_the_stderr_tail() {
+    match first_send_error("crash_mid", small()).await {
+        AdapterError::Crashed(m) => {
+            assert!(m.contains("exited (exit status: 4)"), "{m}");
+            assert!(
+                m.contains("misbehave: about to misbehave (crash_mid)"),
+                "{m}"
+            );
+        }
+        e => panic!("expected Crashed, got {e:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_is_a_protocol_error() {
+    match first_send_error("garbage", small()).await {
+        AdapterError::Protocol(m) => {
+            assert!(m.contains("wrote a line that is not JSON"), "{m}");
+            assert!(m.contains("\"this is not JSON\""), "{m}");
+        }
+        e => panic!("expected Protocol, got {e:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_of_the_wrong_type_is_a_protocol_error() {
+    match first_send_error("wrong_type", small()).await {
+        AdapterError::Protocol(m) => assert!(
+            m.contains("expected ok, unsupported or error in reply to send"),
+            "{m}"
+        ),
+        e => panic!("expected Protocol, got {e:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_over_long_line_is_a_protocol_error() {
+    match first_send_error("long_line", small()).await {
+        AdapterError::Protocol(m) => {
+            assert!(m.contains("wrote a line longer than 65536 bytes"), "{m}")
+        }
+        e => panic!("expected Protocol, got {e:?}"),
+    }
+}
+
+fn alive(pid: u32) -> bool {
+    // A killed process may linger as a zombie until reaped: that is not alive.
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silence_times_out_and_the_process_group_is_killed() {
+    let pidfile = Path::new(env!("CARGO_TARGET_TMPDIR")).join("exec_silent.pid");
+    let _ = std::fs::remove_file(&pidfile);
+    let opts = ExecOptions {
+        call_timeout: Duration::from_secs(3),
+        ..small()
+    };
+    let mode = format!("silent {}", pidfile.display());
+    match first_send_error(&mode, opts).await {
+        AdapterError::Timeout(m) => {
+            assert!(m.contains("gave no answer within 3000 ms"), "{m}");
+            assert!(m.contains("misbehave: about to misbehave (silent)"), "{m}");
+        }
+        e => panic!("expected Timeout, got {e:?}"),
+    }
+    // The session was dropped with the error: its grandchild `sleep` must go too.
+    let pid: u32 = std::fs::read_to_string(&pidfile)
+        .expect("the fixture wrote its grandchild's pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    let mut gone = false;
+    for _ in 0..100 {
+        if !alive(pid) {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(gone, "grandchild {pid} survived the session");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_misbehaving_adapter_is_an_errored_verdict_not_a_panic() {
+    let target = ExecTarget::start(&misbehave("crash_mid"), small()).expect("hello");
+    let s = one("b1324-empty-configs-accepted");
+    let outcome = bounded(execute(&target, &s, 1)).await;
+    assert_eq!(outcome.verdict, Verdict::Errored, "{outcome:?}");
+    let f = outcome.failure.expect("a failure");
+    assert_eq!(f.step, Some(0));
+    assert!(f.message.starts_with("target failed: "), "{}", f.message);
+    assert!(
+        f.message
+            .contains("misbehave: about to misbehave (crash_mid)"),
+        "{}",
+        f.message
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn base64_encoding_passes_frames_through_untouched_both_ways() {
+    let mut session = open_session("base64", small(), FrameEncoding::Base64).await;
+    let header = RequestHeader {
+        request_api_key: 18,
+        request_api_version: 0,
+        correlation_id: 0x0102_0304,
+        client_id: Some("t".into()),
+        ..Default::default()
+    };
+    let request = codec::encode_request_frame(
+        &header,
+        &RequestBody::ApiVersions(Default::default()),
+        &ProvisionalNumbers::default(),
+    )
+    .expect("encodes");
+    bounded(session.send(0, request)).await.expect("sent");
+    let out = bounded(session.recv(0, 0)).await.expect("recv");
+    // The fixture's hand-built frame, byte for byte: size 16, correlation id, ErrorCode 0,
+    // one ApiKeys entry (18, 0, 4).
+    let expected: Vec<u8> = vec![0, 0, 0, 16, 1, 2, 3, 4, 0, 0, 0, 0, 0, 1, 0, 18, 0, 0, 0, 4];
+    assert_eq!(out, Some(ConnOutput::Frame(expected)));
+    assert_eq!(bounded(session.recv(0, 0)).await.expect("recv"), None);
+}
+
+#[test]
+fn kipcheck_run_exits_3_when_the_adapter_cannot_say_hello() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kipcheck"))
+        .current_dir(repo())
+        .args(["run", "--kip", "1324", "--report-dir"])
+        .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("exec_exit3"))
+        .arg("--target")
+        .arg(format!("exec:{}", misbehave("crash_at_start")))
+        .output()
+        .expect("kipcheck runs");
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("misbehave: cannot load my configuration"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn advance_until_request_stops_the_virtual_clock_at_the_request() {
+    let mut session = open_session("client_clock", small(), FrameEncoding::Json).await;
+    bounded(session.act(PeerAction::Start))
+        .await
+        .expect("start");
+    // Already queued: no time passes.
+    let first = bounded(session.next_request(0)).await.expect("request");
+    assert_eq!(first.as_ref().map(|r| (r.node, r.at_ms)), Some((1, 0)));
+    // The retry is due at 100 ms: waiting up to 5000 ms stops exactly there.
+    let retry = bounded(session.next_request(5000))
+        .await
+        .expect("request")
+        .expect("the retry");
+    assert_eq!((retry.node, retry.at_ms), (1, 100));
+    assert_eq!(session.now_ms(), 100);
+    let decoded = codec::decode_request_frame(
+        &retry.frame,
+        codec::limits::DEFAULT_MAX_FRAME_SIZE,
+        &ProvisionalNumbers::default(),
+    )
+    .expect("kipcheck encoded the adapter's JSON request");
+    assert_eq!(decoded.header.correlation_id, 2);
+    // Nothing more: the whole wait passes.
+    assert_eq!(bounded(session.next_request(250)).await.expect("ok"), None);
+    assert_eq!(session.now_ms(), 350);
+    bounded(session.advance(50)).await.expect("advance");
+    assert_eq!(session.now_ms(), 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clock_moved_past_the_advance_is_a_protocol_error() {
+    let mut session = open_session("overshoot", small(), FrameEncoding::Json).await;
+    match bounded(session.advance(10)).await {
+        Err(AdapterError::Protocol(m)) => {
+            assert!(
+                m.contains("advance by 10 ms from 0 moved the clock to 11"),
+                "{m}"
+            )
+        }
+        other => panic!("expected Protocol, got {other:?}"),
+    }
+}
