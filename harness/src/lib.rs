@@ -12,6 +12,7 @@ pub mod adapter;
 pub mod codec;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod interop;
 pub mod ledger;
 pub mod model;
 pub mod oracle;

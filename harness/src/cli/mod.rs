@@ -3,6 +3,7 @@
 mod codec_cmds;
 mod corpus_cmd;
 mod input;
+mod interop_cmd;
 mod ledger_cmd;
 mod mutants_cmd;
 mod oracle_cmd;
@@ -51,6 +52,9 @@ enum Command {
     /// Run the suite against the reference and write every frame it exchanges into the fuzz
     /// corpus (`corpus/decode_request/`, `corpus/decode_response/`).
     ExportCorpus(corpus_cmd::ExportArgs),
+    /// Check the must-hold facts against the real Kafka peers started by `interop/start.sh`
+    /// (addresses from `target/interop/env.sh`) and write `reports/peers.md`.
+    Interop(interop_cmd::InteropArgs),
     /// Compare kipcheck's codec with Kafka 4.4.0's own (the `interop/java-codec` jar) on every
     /// shared message and version and the fuzz corpus (exit 1 on an unexplained disagreement).
     Oracle(oracle_cmd::OracleArgs),
@@ -76,6 +80,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(a) => run_cmd::run(a),
         Command::Ledger(a) => ledger_cmd::run(a),
         Command::ExportCorpus(a) => corpus_cmd::run(a),
+        Command::Interop(a) => interop_cmd::run(a),
         Command::Oracle(a) => oracle_cmd::run(a),
         Command::Mutants(a) => mutants_cmd::run(a),
         Command::Serve(a) => serve_cmd::run(a),

@@ -1,0 +1,31 @@
+//! Errors of the interop run itself (a peer that cannot be reached or started, an unwritable
+//! report). A real peer departing from the protocol is a [`super::Verdict::Finding`], never
+//! one of these.
+
+use thiserror::Error;
+
+/// Why an interop run could not be carried out.
+#[derive(Debug, Error)]
+pub enum InteropError {
+    /// A peer named in the environment could not be reached.
+    #[error("peer {peer} at {addr}: {source}")]
+    Unreachable {
+        /// The peer's name.
+        peer: String,
+        /// Its address.
+        addr: String,
+        /// The connection error.
+        source: std::io::Error,
+    },
+    /// A client command could not be started or the capture relay failed.
+    #[error("client {client}: {message}")]
+    Client {
+        /// The client's name.
+        client: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A request kipcheck built could not be encoded (a bug in kipcheck, not in the peer).
+    #[error("encoding a probe request: {0}")]
+    Encode(#[from] crate::codec::EncodeError),
+}

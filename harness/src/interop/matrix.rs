@@ -1,0 +1,282 @@
+//! The published interop matrix (`reports/peers.md`): peers × suites with pass / unsupported /
+//! finding counts, every finding with its expectation, observation and the peer's version, and
+//! which findings break a fact that must hold. Pure rendering of [`Fact`]s; no I/O.
+
+use std::fmt::Write as _;
+
+use super::verdict::{Fact, Verdict};
+
+/// One peer's facts in one suite.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PeerRow {
+    /// The peer's short name.
+    pub peer: String,
+    /// Software and version.
+    pub software: String,
+    /// Whether its findings break a must-hold fact (Apache Kafka itself; for clients the
+    /// PushConfig and decoding facts hold for every client).
+    pub is_apache_kafka: bool,
+    /// The facts, in check order.
+    pub facts: Vec<Fact>,
+}
+
+/// The whole matrix.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Matrix {
+    /// Rows in run order.
+    pub rows: Vec<PeerRow>,
+    /// Peers named in the environment but left out, with the reason.
+    pub skipped: Vec<(String, String)>,
+}
+
+/// Facts that must hold for every client, whatever it is.
+const CLIENT_MUST_HOLD: &[&str] = &["client-no-push-config", "client-frames-decode"];
+
+impl Matrix {
+    /// Every finding that breaks a must-hold fact: any finding against Apache Kafka, and a
+    /// client that sends PushConfig or a frame kipcheck cannot decode. `(peer, fact id)`.
+    pub fn must_hold_violations(&self) -> Vec<(String, &'static str)> {
+        self.rows
+            .iter()
+            .flat_map(|r| {
+                r.facts
+                    .iter()
+                    .filter(move |f| {
+                        f.verdict.is_finding()
+                            && (r.is_apache_kafka || CLIENT_MUST_HOLD.contains(&f.id))
+                    })
+                    .map(move |f| (r.peer.clone(), f.id))
+            })
+            .collect()
+    }
+
+    /// The verdict of `fact` for `peer`, if it was checked.
+    pub fn verdict(&self, peer: &str, fact: &str) -> Option<&Verdict> {
+        self.rows
+            .iter()
+            .filter(|r| r.peer == peer)
+            .flat_map(|r| &r.facts)
+            .find(|f| f.id == fact)
+            .map(|f| &f.verdict)
+    }
+}
+
+fn counts(facts: &[Fact]) -> (usize, usize, usize) {
+    facts
+        .iter()
+        .fold((0, 0, 0), |(p, u, f), x| match x.verdict {
+            Verdict::Pass => (p + 1, u, f),
+            Verdict::Unsupported(_) => (p, u + 1, f),
+            Verdict::Finding { .. } => (p, u, f + 1),
+        })
+}
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// Renders the matrix as Markdown. `header` is put under the title (how it was produced).
+pub fn render_matrix(m: &Matrix, header: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{SECTION_BEGIN}");
+    let _ = writeln!(out, "## Live peers (`kipcheck interop`)\n");
+    let _ = writeln!(out, "{header}\n");
+    let _ = writeln!(
+        out,
+        "| peer | software | suite | pass | unsupported | finding |"
+    );
+    let _ = writeln!(out, "|---|---|---|---:|---:|---:|");
+    for r in &m.rows {
+        let suite = r.facts.first().map_or("-", |f| f.suite);
+        let (p, u, f) = counts(&r.facts);
+        let _ = writeln!(
+            out,
+            "| {} | {} | {suite} | {p} | {u} | {f} |",
+            r.peer,
+            cell(&r.software)
+        );
+    }
+    for (peer, why) in &m.skipped {
+        let _ = writeln!(out, "| {peer} | not run: {} | - | - | - | - |", cell(why));
+    }
+    let violations = m.must_hold_violations();
+    let _ = writeln!(out, "\n### Must-hold facts\n");
+    if violations.is_empty() {
+        let _ = writeln!(
+            out,
+            "All hold: every Apache Kafka fact passes; no client sent PushConfig; every client frame decoded."
+        );
+    } else {
+        for (peer, id) in &violations {
+            let _ = writeln!(out, "- **BROKEN**: `{id}` on {peer}");
+        }
+    }
+    let _ = writeln!(out, "\n### Findings\n");
+    let mut any = false;
+    for r in &m.rows {
+        for f in &r.facts {
+            if let Verdict::Finding { expected, observed } = &f.verdict {
+                any = true;
+                let _ = writeln!(out, "#### {} — `{}` ({} suite)\n", r.peer, f.id, f.suite);
+                let _ = writeln!(out, "Peer: {}\n", r.software);
+                let _ = writeln!(
+                    out,
+                    "```diff\n- expected: {}\n+ observed: {}\n```\n",
+                    expected, observed
+                );
+            }
+        }
+    }
+    if !any {
+        let _ = writeln!(out, "None.\n");
+    }
+    let _ = writeln!(out, "### Every fact\n");
+    for r in &m.rows {
+        let _ = writeln!(out, "#### {} ({})\n", r.peer, r.software);
+        let _ = writeln!(out, "| fact | verdict | observed |");
+        let _ = writeln!(out, "|---|---|---|");
+        for f in &r.facts {
+            let verdict = match &f.verdict {
+                Verdict::Pass => "pass".to_string(),
+                Verdict::Unsupported(why) => format!("unsupported: {why}"),
+                Verdict::Finding { .. } => "**finding**".to_string(),
+            };
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} |",
+                f.id,
+                cell(&verdict),
+                cell(&f.detail)
+            );
+        }
+        let _ = writeln!(out);
+    }
+    let _ = writeln!(out, "{SECTION_END}");
+    out
+}
+
+/// Marks the start of the section `kipcheck interop` owns in `reports/peers.md`.
+pub const SECTION_BEGIN: &str =
+    "<!-- kipcheck interop: begin (generated; edit the code, not this) -->";
+/// Marks its end.
+pub const SECTION_END: &str = "<!-- kipcheck interop: end -->";
+
+/// Puts `section` (a [`render_matrix`] output) into `existing` (the report file's text, which
+/// other parts of issue 8 also write): replacing the previous section between the markers, or
+/// appended when there is none. Everything else in the file is kept as it is.
+pub fn splice_section(existing: &str, section: &str) -> String {
+    if let (Some(a), Some(b)) = (existing.find(SECTION_BEGIN), existing.find(SECTION_END)) {
+        if a < b {
+            let end = b + SECTION_END.len();
+            let rest = existing[end..]
+                .strip_prefix('\n')
+                .unwrap_or(&existing[end..]);
+            return format!("{}{section}{rest}", &existing[..a]);
+        }
+    }
+    if existing.trim().is_empty() {
+        return section.to_string();
+    }
+    let sep = if existing.ends_with("\n\n") {
+        ""
+    } else if existing.ends_with('\n') {
+        "\n"
+    } else {
+        "\n\n"
+    };
+    format!("{existing}{sep}{section}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fact(id: &'static str, suite: &'static str, verdict: Verdict) -> Fact {
+        Fact {
+            id,
+            suite,
+            verdict,
+            detail: "d".into(),
+        }
+    }
+
+    #[test]
+    fn counts_and_must_hold() {
+        let m = Matrix {
+            rows: vec![
+                PeerRow {
+                    peer: "kafka".into(),
+                    software: "Apache Kafka 4.4.0".into(),
+                    is_apache_kafka: true,
+                    facts: vec![fact("apiversions-strict", "broker", Verdict::Pass)],
+                },
+                PeerRow {
+                    peer: "rdkafka-mock".into(),
+                    software: "librdkafka mock cluster 2.16.0".into(),
+                    is_apache_kafka: false,
+                    facts: vec![
+                        fact(
+                            "apiversions-fallback",
+                            "broker",
+                            Verdict::finding("v0", "v3-ish"),
+                        ),
+                        fact("x", "broker", Verdict::Unsupported("n/a".into())),
+                    ],
+                },
+                PeerRow {
+                    peer: "franz-go".into(),
+                    software: "franz-go v1.22.3".into(),
+                    is_apache_kafka: false,
+                    facts: vec![fact(
+                        "client-no-push-config",
+                        "client",
+                        Verdict::finding("none", "sent"),
+                    )],
+                },
+            ],
+            skipped: vec![],
+        };
+        assert_eq!(
+            m.must_hold_violations(),
+            vec![("franz-go".to_string(), "client-no-push-config")]
+        );
+        let md = render_matrix(&m, "h");
+        assert!(
+            md.contains("| kafka | Apache Kafka 4.4.0 | broker | 1 | 0 | 0 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| rdkafka-mock | librdkafka mock cluster 2.16.0 | broker | 0 | 1 | 1 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("- **BROKEN**: `client-no-push-config` on franz-go"),
+            "{md}"
+        );
+        assert!(md.contains("- expected: v0\n+ observed: v3-ish"), "{md}");
+        assert!(
+            md.starts_with(SECTION_BEGIN) && md.trim_end().ends_with(SECTION_END),
+            "{md}"
+        );
+        assert_eq!(
+            m.verdict("kafka", "apiversions-strict"),
+            Some(&Verdict::Pass)
+        );
+    }
+
+    #[test]
+    fn splice_replaces_only_its_section() {
+        let section = format!("{SECTION_BEGIN}\nnew\n{SECTION_END}\n");
+        let other = "# Real peers\n\n## Java codec oracle\n\ntext\n";
+        assert_eq!(
+            splice_section(other, &section),
+            format!("{other}\n{section}")
+        );
+        let old = format!("{other}\n{SECTION_BEGIN}\nold\n{SECTION_END}\n## After\n");
+        assert_eq!(
+            splice_section(&old, &section),
+            format!("{other}\n{section}## After\n")
+        );
+        assert_eq!(splice_section("", &section), section);
+    }
+}

@@ -1,0 +1,21 @@
+//! Interop with real Kafka peers (issue 8): which peers `interop/start.sh` started
+//! ([`PeerEnv`]), the must-hold wire facts checked against each server peer and each real client,
+//! and the published matrix (`reports/peers.md`). Declarations and re-exports only.
+
+mod capture;
+mod env;
+mod error;
+mod matrix;
+mod probe;
+mod run;
+mod server_facts;
+mod verdict;
+
+pub use capture::{capture_client, CapturedFrame, ClientCapture, ClientFacts};
+pub use env::{ClientPeer, PeerEnv, ServerPeer, ServerRole};
+pub use error::InteropError;
+pub use matrix::{render_matrix, splice_section, Matrix, PeerRow, SECTION_BEGIN, SECTION_END};
+pub use probe::{exchange, Exchange, PROBE_TIMEOUT};
+pub use run::{run_interop, InteropOptions};
+pub use server_facts::check_server;
+pub use verdict::{Fact, Verdict};
