@@ -5,10 +5,11 @@ mod corpus_cmd;
 mod input;
 mod interop_cmd;
 mod ledger_cmd;
+mod load_cmd;
 mod mutants_cmd;
 mod oracle_cmd;
-mod load_cmd;
 mod run_cmd;
+mod selection;
 mod serve_cmd;
 
 use std::process::ExitCode;

@@ -10,10 +10,10 @@ use anyhow::anyhow;
 use clap::Args;
 use kipcheck::model::Fault;
 use kipcheck::report::{render_mutants_text, write_mutants_reports, MUTANTS_JSON_FILE};
-use kipcheck::runner::{kill_matrix, select, Filters, RunOptions};
-use kipcheck::scenario::load_dir;
+use kipcheck::runner::{kill_matrix, Filters, RunOptions};
 
-use super::{EXIT_FINDING, EXIT_NO_SCENARIOS, EXIT_USAGE};
+use super::selection::load_selection;
+use super::{EXIT_FINDING, EXIT_USAGE};
 
 /// Arguments of `kipcheck mutants`.
 #[derive(Debug, Args)]
@@ -81,30 +81,16 @@ pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
     if faults.is_empty() {
         faults = Fault::ALL.to_vec();
     }
-    let scenarios = match load_dir(&a.scenarios) {
-        Ok(s) => s,
-        Err(errors) => {
-            for e in &errors {
-                eprintln!("{e}");
-            }
-            eprintln!(
-                "kipcheck: {} scenario file(s) could not be loaded",
-                errors.len()
-            );
-            return Ok(ExitCode::from(EXIT_USAGE));
-        }
-    };
     let filters = Filters {
         ids: a.ids.clone(),
         kips: a.kips.clone(),
         tags: a.tags.clone(),
         grade: None,
     };
-    let chosen = select(scenarios, &filters, None);
-    if chosen.is_empty() {
-        eprintln!("kipcheck: no scenarios selected");
-        return Ok(ExitCode::from(EXIT_NO_SCENARIOS));
-    }
+    let chosen = match load_selection(&a.scenarios, &filters, None) {
+        Ok(c) => c,
+        Err(code) => return Ok(code),
+    };
     eprintln!(
         "kipcheck {}: running {} scenarios against the reference and {} faulty variant(s) (seed {})",
         env!("CARGO_PKG_VERSION"),

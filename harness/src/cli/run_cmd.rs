@@ -10,12 +10,11 @@ use anyhow::anyhow;
 use clap::Args;
 use kipcheck::adapter::{target_from_spec, AdapterError, Target, TargetOptions};
 use kipcheck::report::{standard_reporters, Reporter, TerminalOptions};
-use kipcheck::runner::{
-    run_suite, select, Baseline, Filters, Grade, Partition, RunEvent, RunOptions,
-};
-use kipcheck::scenario::{load_dir, Capability, Role};
+use kipcheck::runner::{run_suite, Baseline, Filters, Grade, Partition, RunEvent, RunOptions};
+use kipcheck::scenario::{Capability, Role};
 
-use super::{EXIT_FINDING, EXIT_NO_SCENARIOS, EXIT_TARGET, EXIT_USAGE};
+use super::selection::load_selection;
+use super::{EXIT_FINDING, EXIT_TARGET, EXIT_USAGE};
 
 /// Arguments of `kipcheck run`.
 #[derive(Debug, Args)]
@@ -112,30 +111,16 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(code));
         }
     };
-    let scenarios = match load_dir(&a.scenarios) {
-        Ok(s) => s,
-        Err(errors) => {
-            for e in &errors {
-                eprintln!("{e}");
-            }
-            eprintln!(
-                "kipcheck: {} scenario file(s) could not be loaded",
-                errors.len()
-            );
-            return Ok(ExitCode::from(EXIT_USAGE));
-        }
-    };
     let filters = Filters {
         ids: a.ids.clone(),
         kips: a.kips.clone(),
         tags: a.tags.clone(),
         grade: a.grade,
     };
-    let chosen = select(scenarios, &filters, a.partition);
-    if chosen.is_empty() {
-        eprintln!("kipcheck: no scenarios selected");
-        return Ok(ExitCode::from(EXIT_NO_SCENARIOS));
-    }
+    let chosen = match load_selection(&a.scenarios, &filters, a.partition) {
+        Ok(c) => c,
+        Err(code) => return Ok(code),
+    };
     let baseline = match &a.baseline {
         Some(p) => Some(Baseline::load(p).map_err(|e| anyhow!("{e}"))?),
         None => None,

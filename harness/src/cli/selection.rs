@@ -1,0 +1,35 @@
+//! Loading the scenario folder and selecting from it, shared by `run` and `mutants`: a bad
+//! file is printed with its location and becomes exit code 2, an empty selection exit code 4.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use kipcheck::runner::{select, Filters, Partition};
+use kipcheck::scenario::{load_dir, Scenario};
+
+use super::{EXIT_NO_SCENARIOS, EXIT_USAGE};
+
+/// The scenarios of `dir` that `filters` and `partition` select, or the exit code to end with
+/// (after printing why).
+pub(super) fn load_selection(
+    dir: &Path,
+    filters: &Filters,
+    partition: Option<Partition>,
+) -> Result<Vec<Scenario>, ExitCode> {
+    let scenarios = load_dir(dir).map_err(|errors| {
+        for e in &errors {
+            eprintln!("{e}");
+        }
+        eprintln!(
+            "kipcheck: {} scenario file(s) could not be loaded",
+            errors.len()
+        );
+        ExitCode::from(EXIT_USAGE)
+    })?;
+    let chosen = select(scenarios, filters, partition);
+    if chosen.is_empty() {
+        eprintln!("kipcheck: no scenarios selected");
+        return Err(ExitCode::from(EXIT_NO_SCENARIOS));
+    }
+    Ok(chosen)
+}
