@@ -4,9 +4,9 @@ mod codec_cmds;
 mod corpus_cmd;
 mod input;
 mod ledger_cmd;
+mod load_cmd;
 mod mutants_cmd;
 mod oracle_cmd;
-mod load_cmd;
 mod run_cmd;
 mod serve_cmd;
 

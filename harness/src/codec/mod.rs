@@ -30,8 +30,7 @@ pub use frame::{
     decode_request, decode_request_frame, decode_request_header, decode_response,
     decode_response_frame, encode_request_frame, encode_response_frame, frame,
     request_header_version, response_header_version, split_frame, split_request_head,
-    DecodedRequest, DecodedResponse,
-    FrameReader,
+    DecodedRequest, DecodedResponse, FrameReader,
 };
 pub use generated::*;
 pub use message::{Message, VersionRange};
