@@ -64,7 +64,7 @@ fn unquote_command<'a>(rest: &'a str, example: &str) -> Result<&'a str, AdapterE
         .trim();
     if unquoted.is_empty() {
         return Err(AdapterError::Setup(format!(
-            "a command is needed, e.g. {example}"
+            "needs a command, e.g. {example}"
         )));
     }
     Ok(unquoted)
