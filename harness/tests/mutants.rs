@@ -248,7 +248,8 @@ fn mutant_target_specs_parse_exactly() {
         .expect("not a target kind");
     assert_eq!(
         err.to_string(),
-        "target setup failed: unknown target \"mutants:no-size-check\" (available: reference, mutant:NAME)"
+        "target setup failed: unknown target \"mutants:no-size-check\" (available: reference, \
+         mutant:NAME, exec:\"COMMAND\", tcp://HOST:PORT, client-cmd:\"COMMAND {bootstrap}\")"
     );
 }
 
