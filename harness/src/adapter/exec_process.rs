@@ -36,14 +36,36 @@ impl Default for ExecOptions {
     }
 }
 
-/// The last bytes a process wrote to stderr.
+/// The last bytes a process wrote to stderr (or, for `client-cmd:`, stdout and stderr).
 #[derive(Clone, Debug, Default)]
-struct StderrTail {
+pub(crate) struct StderrTail {
     bytes: Arc<Mutex<VecDeque<u8>>>,
 }
 
 impl StderrTail {
-    fn text(&self) -> String {
+    /// Keeps the last `cap` bytes `stream` yields, until it ends, in this tail.
+    pub(crate) fn capture<R>(&self, mut stream: R, cap: usize) -> tokio::task::JoinHandle<()>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    {
+        let tail = self.bytes.clone();
+        tokio::spawn(async move {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stream.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+                t.extend(&buf[..n]);
+                while t.len() > cap {
+                    t.pop_front();
+                }
+            }
+        })
+    }
+
+    /// The tail as text.
+    pub(crate) fn text(&self) -> String {
         let guard = self.bytes.lock().unwrap_or_else(|p| p.into_inner());
         let (a, b) = guard.as_slices();
         let mut all = a.to_vec();
@@ -67,39 +89,14 @@ pub struct ExecProcess {
 impl ExecProcess {
     /// Starts `command` with `sh -c` in a new process group, stdin/stdout/stderr piped.
     pub fn spawn(command: &str, opts: &ExecOptions) -> Result<Self, AdapterError> {
-        let mut cmd = Command::new("sh");
-        cmd.arg("-c")
-            .arg(command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| AdapterError::Setup(format!("cannot start {command:?}: {e}")))?;
-        let pgid = child.id().and_then(|id| i32::try_from(id).ok());
-        let (Some(stdin), Some(stdout), Some(mut err)) =
+        let (mut child, pgid) = spawn_group(command, Stdio::piped())?;
+        let (Some(stdin), Some(stdout), Some(err)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             return Err(AdapterError::Setup("child pipes missing".into()));
         };
         let stderr = StderrTail::default();
-        let tail = stderr.bytes.clone();
-        let cap = opts.stderr_tail_bytes;
-        let stderr_task = tokio::spawn(async move {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = err.read(&mut buf).await {
-                if n == 0 {
-                    break;
-                }
-                let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
-                t.extend(&buf[..n]);
-                while t.len() > cap {
-                    t.pop_front();
-                }
-            }
-        });
+        let stderr_task = stderr.capture(err, opts.stderr_tail_bytes);
         Ok(Self {
             command: command.to_owned(),
             child,
@@ -207,11 +204,7 @@ impl ExecProcess {
     pub fn kill(&mut self) {
         self.stdin = None;
         if let Some(pgid) = self.pgid.take() {
-            // process_group(0) made the child the leader of a group of its own: this reaches
-            // everything it started too. The group may already be gone; that is fine.
-            if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
-                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-            }
+            kill_group(pgid);
         }
         let _ = self.child.start_kill();
         if let Some(task) = self.stderr_task.take() {
@@ -223,6 +216,35 @@ impl ExecProcess {
 impl Drop for ExecProcess {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// Starts `command` with `sh -c` as the leader of a new process group (killed on drop),
+/// stdout and stderr piped; returns the child and its group id.
+pub(crate) fn spawn_group(
+    command: &str,
+    stdin: Stdio,
+) -> Result<(Child, Option<i32>), AdapterError> {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(command)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let child = cmd
+        .spawn()
+        .map_err(|e| AdapterError::Setup(format!("cannot start {command:?}: {e}")))?;
+    let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+    Ok((child, pgid))
+}
+
+/// Kills the process group `pgid` (a child started with `process_group(0)` leads a group of
+/// its own, so this reaches everything it started too). The group may already be gone.
+pub(crate) fn kill_group(pgid: i32) {
+    if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     }
 }
 

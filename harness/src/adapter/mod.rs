@@ -1,6 +1,7 @@
 //! Adapters: the [`Target`] trait every implementation under test is driven through, and
 //! the targets kipcheck ships (the in-process reference model first).
 
+pub mod client_cmd;
 pub mod exec;
 pub mod exec_process;
 pub mod mutant;
@@ -10,6 +11,7 @@ pub mod registry;
 pub mod target;
 pub mod tcp;
 
+pub use client_cmd::{ClientCmdSession, ClientCmdTarget, BOOTSTRAP_PLACEHOLDER};
 pub use exec::{ExecSession, ExecTarget, FrameEncoding, PROTOCOL_VERSION};
 pub use exec_process::ExecOptions;
 pub use mutant::{MutantTarget, MUTANT_PREFIX};

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use super::client_cmd::ClientCmdTarget;
 use super::exec::ExecTarget;
 use super::exec_process::ExecOptions;
 use super::mutant::{MutantTarget, MUTANT_PREFIX};
@@ -23,17 +24,22 @@ pub struct TargetOptions {
 }
 
 /// Target kinds, as listed in error messages and `--help`.
-pub const TARGET_KINDS: &str = "reference, mutant:NAME, exec:\"COMMAND\", tcp://HOST:PORT";
+pub const TARGET_KINDS: &str =
+    "reference, mutant:NAME, exec:\"COMMAND\", tcp://HOST:PORT, client-cmd:\"COMMAND {bootstrap}\"";
 
 /// Builds the target a specification names.
 pub fn target_from_spec(spec: &str, opts: &TargetOptions) -> Result<Arc<dyn Target>, AdapterError> {
     if let Some(addr) = spec.strip_prefix("tcp://") {
         return Ok(Arc::new(TcpTarget::new(addr, opts)?));
     }
+    if let Some(rest) = spec.strip_prefix("client-cmd:") {
+        let command = unquote_command(rest, "client-cmd:\"python3 client.py {bootstrap}\"")?;
+        return Ok(Arc::new(ClientCmdTarget::new(command, opts)?));
+    }
     match spec {
         "reference" => Ok(Arc::new(ReferenceTarget)),
         s if s.starts_with("exec:") => {
-            let command = exec_command(&s["exec:".len()..])?;
+            let command = unquote_command(&s["exec:".len()..], "exec:\"python3 adapter.py\"")?;
             Ok(Arc::new(ExecTarget::start(
                 command,
                 ExecOptions::default(),
@@ -48,17 +54,18 @@ pub fn target_from_spec(spec: &str, opts: &TargetOptions) -> Result<Arc<dyn Targ
     }
 }
 
-/// The command of an `exec:` spec, without the quotes a shell may have left around it.
-fn exec_command(rest: &str) -> Result<&str, AdapterError> {
+/// The command of an `exec:` or `client-cmd:` spec, without the quotes a shell may have left
+/// around it; `example` shows a valid spec in the error.
+fn unquote_command<'a>(rest: &'a str, example: &str) -> Result<&'a str, AdapterError> {
     let unquoted = rest
         .strip_prefix('"')
         .and_then(|r| r.strip_suffix('"'))
         .unwrap_or(rest)
         .trim();
     if unquoted.is_empty() {
-        return Err(AdapterError::Setup(
-            "exec: needs a command, e.g. exec:\"python3 adapter.py\"".into(),
-        ));
+        return Err(AdapterError::Setup(format!(
+            "needs a command, e.g. {example}"
+        )));
     }
     Ok(unquoted)
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::matcher::{resolve_names, unknown_matcher};
-use super::types::{ScenarioFile, Step};
+use super::types::{ScenarioFile, Step, MAX_REAL_TIME_WAIT_MS};
 use crate::codec::{ProvisionalNumbers, RequestBody, ResponseBody};
 use crate::model::SpecProfile;
 
@@ -261,6 +261,12 @@ fn validate_step(step: &Step, numbers: &ProvisionalNumbers) -> Result<(), String
             check_pattern(e.body.as_ref())?;
             check_pattern(e.after_ms.as_ref())
         }
+        Step::ExpectNoRequest(e) if e.real_time && e.within_ms > MAX_REAL_TIME_WAIT_MS => Err(
+            format!(
+                "expect_no_request: a real_time watch is at most {MAX_REAL_TIME_WAIT_MS} ms, not {}",
+                e.within_ms
+            ),
+        ),
         Step::ExpectNoRequest(e) => match &e.api {
             Some(api) => RequestBody::info_by_name(api)
                 .map(|_| ())

@@ -329,7 +329,16 @@ pub struct ExpectNoRequestStep {
     pub api: Option<String>,
     /// Virtual ms to watch.
     pub within_ms: u64,
+    /// Also valid on a real clock: `within_ms` (at most [`MAX_REAL_TIME_WAIT_MS`]) is then a
+    /// bounded wall-clock wait, so the step needs no virtual clock. On a virtual-clock target
+    /// it is a virtual wait as usual. Only for watches whose outcome does not depend on
+    /// scheduling (e.g. "an older client never sends PushConfig").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub real_time: bool,
 }
+
+/// Longest `within_ms` of an `expect_no_request` step with `real_time: true`.
+pub const MAX_REAL_TIME_WAIT_MS: u64 = 10_000;
 
 /// A user request of the client's application is released (no longer blocked).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -438,6 +447,7 @@ impl Step {
     pub fn needs(&self) -> Vec<Capability> {
         match self {
             Step::ExpectEvent(_) | Step::ExpectNoEvent { .. } => vec![Capability::Events],
+            Step::ExpectNoRequest(s) if s.real_time => Vec::new(),
             Step::Advance { .. } | Step::ExpectNoRequest(_) => vec![Capability::VirtualClock],
             Step::ExpectRequest(s) if s.after_ms.is_some() => vec![Capability::VirtualClock],
             Step::ExpectReleased(s) if s.after_ms.is_some() => vec![Capability::VirtualClock],

@@ -403,22 +403,43 @@ fn advertise_metadata(keys: &mut Vec<ApiVersion>) {
     keys.sort_by_key(|k| k.api_key);
 }
 
-/// Itself as the only broker and controller; the configured topics (or the requested ones,
-/// unknown names with UNKNOWN_TOPIC_OR_PARTITION).
+/// Itself as the only broker and controller.
 fn metadata(shared: &Shared, req: &MetadataRequest) -> MetadataResponse {
-    let node = shared.opts.node_id;
+    let brokers = [MetadataBroker {
+        node_id: shared.opts.node_id,
+        host: shared.host.clone(),
+        port: shared.port,
+    }];
+    metadata_answer(&brokers, &shared.opts.topics, req)
+}
+
+/// One broker a Metadata answer lists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MetadataBroker {
+    /// Node id.
+    pub node_id: i32,
+    /// Host clients connect to.
+    pub host: String,
+    /// Port clients connect to.
+    pub port: i32,
+}
+
+/// The Metadata answer of an emulated cluster: `brokers` (the first is the controller and
+/// leads every partition), the `topics` it knows (or the requested ones, unknown names with
+/// UNKNOWN_TOPIC_OR_PARTITION). Shared by `kipcheck serve` and the `client-cmd:` target.
+pub fn metadata_answer(
+    brokers: &[MetadataBroker],
+    known_topics: &[String],
+    req: &MetadataRequest,
+) -> MetadataResponse {
+    let node = brokers.first().map_or(-1, |b| b.node_id);
     let names: Vec<(String, bool)> = match &req.topics {
-        None => shared
-            .opts
-            .topics
-            .iter()
-            .map(|t| (t.clone(), true))
-            .collect(),
+        None => known_topics.iter().map(|t| (t.clone(), true)).collect(),
         Some(ts) => ts
             .iter()
             .filter_map(|t| t.name.as_ref().map(|n| n.to_string()))
             .map(|n| {
-                let known = shared.opts.topics.contains(&n);
+                let known = known_topics.contains(&n);
                 (n, known)
             })
             .collect(),
@@ -454,12 +475,15 @@ fn metadata(shared: &Shared, req: &MetadataRequest) -> MetadataResponse {
         })
         .collect();
     MetadataResponse {
-        brokers: vec![MetadataResponseBroker {
-            node_id: node,
-            host: shared.host.clone().into(),
-            port: shared.port,
-            ..Default::default()
-        }],
+        brokers: brokers
+            .iter()
+            .map(|b| MetadataResponseBroker {
+                node_id: b.node_id,
+                host: b.host.clone().into(),
+                port: b.port,
+                ..Default::default()
+            })
+            .collect(),
         cluster_id: Some("kipcheck-cluster".into()),
         controller_id: node,
         topics,
