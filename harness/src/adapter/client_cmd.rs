@@ -30,9 +30,11 @@ use super::target::{
     AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
 };
 use crate::codec::{
-    self, decode_request_header, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, FrameReader, Message,
-    MetadataRequest, ProvisionalNumbers, ResponseBody, ResponseHeader,
+    self, decode_request_header, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ApiVersionsRequest,
+    ErrorCode, FrameReader, Message, MetadataRequest, ProvisionalNumbers, ResponseBody,
+    ResponseHeader,
 };
+use crate::model::emulated_api_versions;
 use crate::scenario::{Capability, Role};
 use crate::serve::{metadata_answer, MetadataBroker};
 
@@ -263,6 +265,23 @@ async fn handle_frame(
         decode_request_header(&payload, 4, &shared.numbers).map_err(|e| {
             format!("the client sent node {node} a request whose header does not decode: {e}")
         })?;
+    let version = header.request_api_version;
+    if api_key == ApiKey::API_VERSIONS && !ApiVersionsRequest::VALID_VERSIONS.contains(version) {
+        // A newer client (e.g. ApiVersions v5 from Kafka 4.4) meets a broker that speaks up to
+        // v4: answered in place as any such broker does (KIP-511: UNSUPPORTED_VERSION in the v0
+        // layout with the supported ranges), and the client retries with a version the
+        // scenario's steps see.
+        let mut body = emulated_api_versions(Some(shared.numbers.push_config_api_key));
+        body.error_code = ErrorCode::UNSUPPORTED_VERSION.0;
+        let h = ResponseHeader {
+            correlation_id: header.correlation_id,
+            ..Default::default()
+        };
+        let frame =
+            codec::encode_response_frame(&h, &ResponseBody::ApiVersions(body.project(0)), 0)
+                .map_err(|e| format!("cannot encode the ApiVersions fallback: {e}"))?;
+        return write_frame(shared, conn, &frame).await;
+    }
     if api_key != ApiKey::METADATA {
         let mut frame = Vec::with_capacity(4 + payload.len());
         frame.extend_from_slice(&(payload.len() as u32).to_be_bytes());
@@ -275,7 +294,6 @@ async fn handle_frame(
         });
         return Ok(());
     }
-    let version = header.request_api_version;
     if !MetadataRequest::VALID_VERSIONS.contains(version) {
         return Err(format!(
             "the client sent Metadata v{version}, which kipcheck does not speak"
@@ -291,10 +309,15 @@ async fn handle_frame(
     };
     let frame = codec::encode_response_frame(&h, &ResponseBody::Metadata(answer), version)
         .map_err(|e| format!("cannot encode the Metadata answer: {e}"))?;
+    write_frame(shared, conn, &frame).await
+}
+
+/// Writes an answer kipcheck gives in place on connection `conn`.
+async fn write_frame(shared: &Shared, conn: u64, frame: &[u8]) -> Result<(), String> {
     let mut conns = shared.conns.lock().await;
     if let Some(c) = conns.get_mut(&conn) {
         // A client that stopped reading: its connection is left to time out on its side.
-        let _ = tokio::time::timeout(WRITE_TIMEOUT, c.write.write_all(&frame)).await;
+        let _ = tokio::time::timeout(WRITE_TIMEOUT, c.write.write_all(frame)).await;
     }
     Ok(())
 }
