@@ -36,7 +36,7 @@ use crate::codec::{
 };
 use crate::model::emulated_api_versions;
 use crate::scenario::{Capability, Role};
-use crate::serve::{metadata_answer, MetadataBroker};
+use crate::serve::{metadata_answer, MetadataBroker, TopicCatalog};
 
 /// The placeholder the command's bootstrap address replaces.
 pub const BOOTSTRAP_PLACEHOLDER: &str = "{bootstrap}";
@@ -49,7 +49,8 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
 const OUTPUT_TAIL_BYTES: usize = 4096;
 /// How often a wait looks at whether the client process has exited.
 const EXIT_POLL: Duration = Duration::from_millis(50);
-/// Topics the emulated cluster knows.
+/// Topics the emulated cluster knows; others a client names are auto-created (as Kafka's
+/// default `auto.create.topics.enable=true` does) so that producers and consumers bootstrap.
 const TOPICS: [&str; 1] = ["kipcheck-topic"];
 
 /// A live client started by a shell command.
@@ -301,8 +302,12 @@ async fn handle_frame(
     }
     let req = MetadataRequest::from_bytes(body.rest(), version)
         .map_err(|e| format!("the client's Metadata v{version} request does not decode: {e}"))?;
-    let topics: Vec<String> = TOPICS.iter().map(|t| (*t).to_owned()).collect();
-    let answer = metadata_answer(&shared.brokers, &topics, &req);
+    let known: Vec<String> = TOPICS.iter().map(|t| (*t).to_owned()).collect();
+    let catalog = TopicCatalog {
+        known: &known,
+        auto_create: true,
+    };
+    let answer = metadata_answer(&shared.brokers, &catalog, &req);
     let h = ResponseHeader {
         correlation_id: header.correlation_id,
         ..Default::default()

@@ -32,6 +32,10 @@ pub struct ServeArgs {
     /// Topics listed in Metadata (repeatable; default `kipcheck-topic`).
     #[arg(long = "topic")]
     topics: Vec<String>,
+    /// Answer Metadata for an unknown topic with UNKNOWN_TOPIC_OR_PARTITION instead of
+    /// auto-creating it (the default, like Kafka's `auto.create.topics.enable=true`).
+    #[arg(long)]
+    no_auto_create_topics: bool,
     /// Host advertised in Metadata (default: the listen address).
     #[arg(long)]
     advertised_host: Option<String>,
@@ -54,6 +58,7 @@ pub fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
         max_connections: a.max_connections,
         max_frame_bytes: a.max_frame_bytes,
         keep_records: false,
+        auto_create_topics: !a.no_auto_create_topics,
         ..ServeOptions::default()
     };
     if !a.topics.is_empty() {

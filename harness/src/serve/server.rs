@@ -43,6 +43,10 @@ pub struct ServeOptions {
     pub advertised_host: Option<String>,
     /// Topics it lists (one partition each, led by itself).
     pub topics: Vec<String>,
+    /// Answer a Metadata request naming an unknown, validly named topic as if the topic had
+    /// just been created (Kafka's `auto.create.topics.enable=true`, its default), when the
+    /// request allows it.
+    pub auto_create_topics: bool,
     /// A connection that sends nothing (or no complete frame) for this long is closed.
     pub idle_timeout: Duration,
     /// Connections served at once; more are accepted and closed at once.
@@ -61,6 +65,7 @@ impl Default for ServeOptions {
             node_id: 1,
             advertised_host: None,
             topics: vec!["kipcheck-topic".into()],
+            auto_create_topics: true,
             idle_timeout: Duration::from_secs(30),
             max_connections: 20_000,
             max_frame_bytes: 1 << 20,
@@ -410,7 +415,11 @@ fn metadata(shared: &Shared, req: &MetadataRequest) -> MetadataResponse {
         host: shared.host.clone(),
         port: shared.port,
     }];
-    metadata_answer(&brokers, &shared.opts.topics, req)
+    let catalog = TopicCatalog {
+        known: &shared.opts.topics,
+        auto_create: shared.opts.auto_create_topics,
+    };
+    metadata_answer(&brokers, &catalog, req)
 }
 
 /// One broker a Metadata answer lists.
@@ -424,41 +433,86 @@ pub struct MetadataBroker {
     pub port: i32,
 }
 
+/// The topics an emulated cluster answers Metadata with.
+#[derive(Clone, Copy, Debug)]
+pub struct TopicCatalog<'a> {
+    /// Topics that exist (one partition each).
+    pub known: &'a [String],
+    /// A requested topic that does not exist is created on the spot when the request allows
+    /// auto-creation and the name is a valid topic name (Kafka's default broker behaviour).
+    pub auto_create: bool,
+}
+
+/// Kafka's topic-name rule: 1 to 249 characters of `[a-zA-Z0-9._-]`, and neither `.` nor `..`.
+pub fn is_valid_topic_name(name: &str) -> bool {
+    (1..=249).contains(&name.len())
+        && name != "."
+        && name != ".."
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// How a requested topic is answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TopicState {
+    /// Exists (or was just auto-created): one partition led by the first broker.
+    Present,
+    /// UNKNOWN_TOPIC_OR_PARTITION.
+    Unknown,
+    /// INVALID_TOPIC_EXCEPTION: the name can never be a topic.
+    Invalid,
+}
+
 /// The Metadata answer of an emulated cluster: `brokers` (the first is the controller and
-/// leads every partition), the `topics` it knows (or the requested ones, unknown names with
-/// UNKNOWN_TOPIC_OR_PARTITION). Shared by `kipcheck serve` and the `client-cmd:` target.
+/// leads every partition) and the topics of `catalog` (all of them for a null topic list, else
+/// the requested ones: known or auto-created ones present, others with
+/// UNKNOWN_TOPIC_OR_PARTITION or INVALID_TOPIC_EXCEPTION). Shared by `kipcheck serve` and the
+/// `client-cmd:` target.
 pub fn metadata_answer(
     brokers: &[MetadataBroker],
-    known_topics: &[String],
+    catalog: &TopicCatalog<'_>,
     req: &MetadataRequest,
 ) -> MetadataResponse {
     let node = brokers.first().map_or(-1, |b| b.node_id);
-    let names: Vec<(String, bool)> = match &req.topics {
-        None => known_topics.iter().map(|t| (t.clone(), true)).collect(),
+    let names: Vec<(String, TopicState)> = match &req.topics {
+        None => catalog
+            .known
+            .iter()
+            .map(|t| (t.clone(), TopicState::Present))
+            .collect(),
         Some(ts) => ts
             .iter()
             .filter_map(|t| t.name.as_ref().map(|n| n.to_string()))
             .map(|n| {
-                let known = known_topics.contains(&n);
-                (n, known)
+                let state = if catalog.known.contains(&n) {
+                    TopicState::Present
+                } else if !is_valid_topic_name(&n) {
+                    TopicState::Invalid
+                } else if catalog.auto_create && req.allow_auto_topic_creation {
+                    TopicState::Present
+                } else {
+                    TopicState::Unknown
+                };
+                (n, state)
             })
             .collect(),
     };
     let topics = names
         .into_iter()
-        .map(|(name, known)| MetadataResponseTopic {
-            error_code: if known {
-                0
-            } else {
-                ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0
+        .map(|(name, state)| MetadataResponseTopic {
+            error_code: match state {
+                TopicState::Present => ErrorCode::NONE.0,
+                TopicState::Unknown => ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0,
+                TopicState::Invalid => ErrorCode::INVALID_TOPIC_EXCEPTION.0,
             },
-            topic_id: Some(if known {
+            topic_id: Some(if state == TopicState::Present {
                 topic_id(&name)
             } else {
                 Uuid([0; 16])
             }),
             name: Some(name.into()),
-            partitions: if known {
+            partitions: if state == TopicState::Present {
                 vec![MetadataResponsePartition {
                     partition_index: 0,
                     leader_id: node,
