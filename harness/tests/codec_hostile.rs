@@ -520,10 +520,10 @@ fn rows() -> Vec<Row> {
         Row {
             rule: "unsupported request version",
             decode: request_frame,
-            input: "0000000d 0012 0005 00000001 0000 00 00 00",
+            input: "0000000d 0012 0006 00000001 0000 00 00 00",
             kind: K::UnsupportedVersion {
                 message: "ApiVersionsRequest",
-                version: 5,
+                version: 6,
             },
             offset: 15,
             path: "ApiVersionsRequest",

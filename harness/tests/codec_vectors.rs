@@ -46,6 +46,8 @@ fn api_versions_request(name: &str, version: &str) -> RequestBody {
     RequestBody::ApiVersions(ApiVersionsRequest {
         client_software_name: Some(name.into()),
         client_software_version: Some(version.into()),
+        cluster_id: None,
+        node_id: None,
         unknown_tagged_fields: TaggedFields::default(),
     })
 }
@@ -82,6 +84,32 @@ fn kafka_python_3_0_12_api_versions_v4() {
     assert_eq!(b.client_software_name.as_deref(), Some("kafka-python"));
     assert_eq!(b.client_software_version.as_deref(), Some("3.0.12"));
     assert!(b.unknown_tagged_fields.is_empty());
+    let again = encode_request_frame(&d.header, &d.body, &ProvisionalNumbers::default());
+    assert_eq!(again, Ok(frame));
+}
+
+/// franz-go v1.22.3's ApiVersions v5 on its second connection to a broker whose Metadata said
+/// cluster `kipcheck-cluster`, node 1 (recorded by `kipcheck serve --record`).
+const FRANZ_GO_V5: &str = "0000003e001200050000000000116b6970636865636b2d6672616e7a2d676f0004\
+                           6b676f0876312e32322e33116b6970636865636b2d636c75737465720000000100";
+
+#[test]
+fn franz_go_1_22_3_api_versions_v5_names_cluster_and_node() {
+    let frame = hex(FRANZ_GO_V5);
+    let d = decode(&frame);
+    let expected = DecodedRequest {
+        header_version: 2,
+        header: header(18, 5, 0, "kipcheck-franz-go"),
+        api_key: ApiKey::API_VERSIONS,
+        body: RequestBody::ApiVersions(ApiVersionsRequest {
+            client_software_name: Some("kgo".into()),
+            client_software_version: Some("v1.22.3".into()),
+            cluster_id: Some(Some("kipcheck-cluster".into())),
+            node_id: Some(1),
+            unknown_tagged_fields: TaggedFields::default(),
+        }),
+    };
+    assert_eq!(d, expected);
     let again = encode_request_frame(&d.header, &d.body, &ProvisionalNumbers::default());
     assert_eq!(again, Ok(frame));
 }

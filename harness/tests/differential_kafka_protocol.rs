@@ -259,8 +259,8 @@ fn fuzz_target_classifies_null_where_the_version_forbids_it() {
     t.topics = vec![kp::metadata_response::MetadataResponseTopic::default().with_name(None)];
     let mut out = BytesMut::new();
     t.encode(&mut out, 11).expect("kafka-protocol writes it");
-    // Versions 4..=13: selector byte 7 picks v11.
-    let mut input = vec![METADATA_RESPONSE, 7];
+    // Versions 0..=13: selector byte 11 picks v11.
+    let mut input = vec![METADATA_RESPONSE, 11];
     input.extend_from_slice(&out);
     assert_eq!(
         differential_codec(&input),

@@ -20,16 +20,16 @@ const SEED: u64 = 0x6f72_6163_6c65;
 /// v0-4 (we: v0-6, v5 CordonedLogDirs from trunk, v6 KIP-1326), RegisterBrokerRecord v0-4
 /// (we: v0-5, KIP-1326), and no PushConfig.
 const EXPECTED: &[(&str, i16, i16)] = &[
-    ("MetadataRequest", 4, 13),
-    ("ApiVersionsRequest", 0, 4),
+    ("MetadataRequest", 0, 13),
+    ("ApiVersionsRequest", 0, 5),
     ("AlterConfigsRequest", 0, 2),
     ("IncrementalAlterConfigsRequest", 0, 1),
     ("UpdateFeaturesRequest", 0, 2),
     ("BrokerRegistrationRequest", 0, 4),
     ("GetTelemetrySubscriptionsRequest", 0, 0),
     ("PushTelemetryRequest", 0, 0),
-    ("MetadataResponse", 4, 13),
-    ("ApiVersionsResponse", 0, 4),
+    ("MetadataResponse", 0, 13),
+    ("ApiVersionsResponse", 0, 5),
     ("AlterConfigsResponse", 0, 2),
     ("IncrementalAlterConfigsResponse", 0, 1),
     ("UpdateFeaturesResponse", 0, 2),
@@ -42,7 +42,7 @@ const EXPECTED: &[(&str, i16, i16)] = &[
 ];
 
 /// The number of (message, version) pairs in [`EXPECTED`].
-const EXPECTED_PAIRS: usize = 67;
+const EXPECTED_PAIRS: usize = 77;
 
 fn jar() -> Option<PathBuf> {
     match std::env::var_os(JAVA_CODEC_JAR_ENV) {

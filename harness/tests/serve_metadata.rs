@@ -31,7 +31,7 @@ fn ask(names: Option<&[&str]>, allow: bool, auto_create: bool) -> MetadataRespon
                 })
                 .collect()
         }),
-        allow_auto_topic_creation: allow,
+        allow_auto_topic_creation: Some(allow),
         ..Default::default()
     };
     metadata_answer(
@@ -63,7 +63,7 @@ fn null_topic_list_lists_the_known_topics_led_by_the_first_broker() {
     let r = ask(None, true, true);
     assert_eq!(topics(&r), vec![("kipcheck-topic".to_owned(), 0, 1)]);
     assert_eq!(r.topics[0].partitions[0].leader_id, 7);
-    assert_eq!(r.controller_id, 7);
+    assert_eq!(r.controller_id, Some(7));
     assert_eq!(
         r.brokers
             .iter()

@@ -3,9 +3,10 @@
 //! Pure data; it decides nothing about PushConfig itself.
 
 use crate::codec::api_versions_response::ApiVersion;
-use crate::codec::{ApiKey, ApiVersionsResponse};
+use crate::codec::{ApiKey, ApiVersionsRequest, ApiVersionsResponse, Message};
 
-/// The ApiVersions answer of an emulated broker: Metadata v4-13 and ApiVersions v0-4, plus
+/// The ApiVersions answer of an emulated broker: Metadata v4-13 and ApiVersions v0-5 (as Kafka
+/// 4.4 brokers; the codec's range), plus
 /// PushConfig v0 under `push_config` (its provisional api key) when the broker supports it.
 /// Keys are sorted, as Kafka sends them.
 pub fn emulated_api_versions(push_config: Option<ApiKey>) -> ApiVersionsResponse {
@@ -17,7 +18,11 @@ pub fn emulated_api_versions(push_config: Option<ApiKey>) -> ApiVersionsResponse
     };
     let mut keys = vec![
         range(ApiKey::METADATA, 4, 13),
-        range(ApiKey::API_VERSIONS, 0, 4),
+        range(
+            ApiKey::API_VERSIONS,
+            ApiVersionsRequest::VALID_VERSIONS.min,
+            ApiVersionsRequest::VALID_VERSIONS.max,
+        ),
     ];
     if let Some(key) = push_config {
         keys.push(range(key, 0, 0));

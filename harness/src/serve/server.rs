@@ -489,7 +489,7 @@ pub fn metadata_answer(
                     TopicState::Present
                 } else if !is_valid_topic_name(&n) {
                     TopicState::Invalid
-                } else if catalog.auto_create && req.allow_auto_topic_creation {
+                } else if catalog.auto_create && req.allow_auto_topic_creation.unwrap_or(true) {
                     TopicState::Present
                 } else {
                     TopicState::Unknown
@@ -538,8 +538,8 @@ pub fn metadata_answer(
                 ..Default::default()
             })
             .collect(),
-        cluster_id: Some("kipcheck-cluster".into()),
-        controller_id: node,
+        cluster_id: Some(Some("kipcheck-cluster".into())),
+        controller_id: Some(node),
         topics,
         ..Default::default()
     }

@@ -15,8 +15,8 @@
 //! Values our encoder rejects (e.g. null in a non-nullable version, an unknown tagged field
 //! reusing a known tag) are skipped and counted; each version must still see enough values.
 //!
-//! Version ranges: kafka-protocol has Metadata v0-13 but we define v4-13, so v4-13 are
-//! compared; kafka-protocol's BrokerRegistration stops at v4 (Kafka 4.1.0), ours goes to
+//! Version ranges: Metadata v0-13 and ApiVersions v0-4 are compared (our ApiVersions v5, from
+//! Kafka 4.4.0, is newer than kafka-protocol's Kafka 4.1.0); kafka-protocol's BrokerRegistration stops at v4 (Kafka 4.1.0), ours goes to
 //! v6 (CordonedLogDirs v5+, StaticConfigs v6), so v0-4 are compared.
 //!
 //! Legitimate differences, excluded exactly and pinned by tests in `harness/tests/differential_kafka_protocol.rs`:
@@ -171,6 +171,22 @@ impl Cmp {
             self.errs.push(format!(
                 "{path}: absent in this version but ours holds {v:?}"
             ));
+        }
+    }
+
+    /// A field that `exists` in the version or not: [`Self::present`] or [`Self::absent`];
+    /// the value when it exists and ours holds it.
+    pub fn versioned<'a, T: Debug>(
+        &mut self,
+        path: &str,
+        exists: bool,
+        v: &'a Option<T>,
+    ) -> Option<&'a T> {
+        if exists {
+            self.present(path, v)
+        } else {
+            self.absent(path, v);
+            None
         }
     }
 

@@ -93,12 +93,8 @@ impl Pair for ApiVersionsResp {
             },
         );
         let f = format!("{p}.ThrottleTimeMs");
-        if v >= 1 {
-            if let Some(x) = c.present(&f, &o.throttle_time_ms) {
-                c.eq(&f, *x, t.throttle_time_ms);
-            }
-        } else {
-            c.absent(&f, &o.throttle_time_ms);
+        if let Some(x) = c.versioned(&f, v >= 1, &o.throttle_time_ms) {
+            c.eq(&f, *x, t.throttle_time_ms);
         }
         if v >= 3 {
             let f = format!("{p}.SupportedFeatures");
@@ -194,7 +190,7 @@ impl Pair for ApiVersionsResp {
 }
 
 // ---------------------------------------------------------------------------------------
-// Metadata (key 3): kafka-protocol v0-13, ours v4-13.
+// Metadata (key 3): v0-13 in both.
 
 /// Metadata request: kipcheck's `MetadataRequest` and kafka-protocol's.
 #[derive(Clone, Copy, Debug)]
@@ -202,7 +198,7 @@ pub struct MetadataReq;
 impl Pair for MetadataReq {
     type Ours = ours::MetadataRequest;
     type Theirs = kp::MetadataRequest;
-    const VERSIONS: std::ops::RangeInclusive<i16> = 4..=13;
+    const VERSIONS: std::ops::RangeInclusive<i16> = 0..=13;
     fn compare(c: &mut Cmp, o: &Self::Ours, t: &Self::Theirs, v: i16) {
         let p = "MetadataRequest";
         let flex = v >= 9;
@@ -210,38 +206,29 @@ impl Pair for MetadataReq {
         match (&o.topics, &t.topics) {
             (Some(o), Some(t)) => c.list(&f, o, t, |c, p, o, t| {
                 let f = format!("{p}.TopicId");
-                if v >= 10 {
-                    if let Some(x) = c.present(&f, &o.topic_id) {
-                        c.eq(&f, x.0, *t.topic_id.as_bytes());
-                    }
-                } else {
-                    c.absent(&f, &o.topic_id);
+                if let Some(x) = c.versioned(&f, v >= 10, &o.topic_id) {
+                    c.eq(&f, x.0, *t.topic_id.as_bytes());
                 }
                 c.eq(&format!("{p}.Name"), o.name.as_deref(), otn(&t.name));
                 c.tags(p, flex, &o.unknown_tagged_fields, &t.unknown_tagged_fields);
             }),
             (o, t) => c.eq(&format!("{f} is null"), o.is_none(), t.is_none()),
         }
-        c.eq(
-            &format!("{p}.AllowAutoTopicCreation"),
-            o.allow_auto_topic_creation,
-            t.allow_auto_topic_creation,
-        );
+        let f = format!("{p}.AllowAutoTopicCreation");
+        if let Some(x) = c.versioned(&f, v >= 4, &o.allow_auto_topic_creation) {
+            c.eq(&f, *x, t.allow_auto_topic_creation);
+        }
         let f = format!("{p}.IncludeClusterAuthorizedOperations");
-        if (8..=10).contains(&v) {
-            if let Some(x) = c.present(&f, &o.include_cluster_authorized_operations) {
-                c.eq(&f, *x, t.include_cluster_authorized_operations);
-            }
-        } else {
-            c.absent(&f, &o.include_cluster_authorized_operations);
+        if let Some(x) = c.versioned(
+            &f,
+            (8..=10).contains(&v),
+            &o.include_cluster_authorized_operations,
+        ) {
+            c.eq(&f, *x, t.include_cluster_authorized_operations);
         }
         let f = format!("{p}.IncludeTopicAuthorizedOperations");
-        if v >= 8 {
-            if let Some(x) = c.present(&f, &o.include_topic_authorized_operations) {
-                c.eq(&f, *x, t.include_topic_authorized_operations);
-            }
-        } else {
-            c.absent(&f, &o.include_topic_authorized_operations);
+        if let Some(x) = c.versioned(&f, v >= 8, &o.include_topic_authorized_operations) {
+            c.eq(&f, *x, t.include_topic_authorized_operations);
         }
         c.tags(p, flex, &o.unknown_tagged_fields, &t.unknown_tagged_fields);
     }
@@ -260,7 +247,7 @@ impl Pair for MetadataReq {
                 })
                 .collect()
         });
-        t.allow_auto_topic_creation = o.allow_auto_topic_creation;
+        t.allow_auto_topic_creation = o.allow_auto_topic_creation.unwrap_or(true);
         t.include_cluster_authorized_operations =
             o.include_cluster_authorized_operations.unwrap_or(false);
         t.include_topic_authorized_operations =
@@ -276,15 +263,14 @@ pub struct MetadataResp;
 impl Pair for MetadataResp {
     type Ours = ours::MetadataResponse;
     type Theirs = kp::MetadataResponse;
-    const VERSIONS: std::ops::RangeInclusive<i16> = 4..=13;
+    const VERSIONS: std::ops::RangeInclusive<i16> = 0..=13;
     fn compare(c: &mut Cmp, o: &Self::Ours, t: &Self::Theirs, v: i16) {
         let p = "MetadataResponse";
         let flex = v >= 9;
-        c.eq(
-            &format!("{p}.ThrottleTimeMs"),
-            o.throttle_time_ms,
-            t.throttle_time_ms,
-        );
+        let f = format!("{p}.ThrottleTimeMs");
+        if let Some(x) = c.versioned(&f, v >= 3, &o.throttle_time_ms) {
+            c.eq(&f, *x, t.throttle_time_ms);
+        }
         c.list(
             &format!("{p}.Brokers"),
             &o.brokers,
@@ -293,20 +279,21 @@ impl Pair for MetadataResp {
                 c.eq(&format!("{p}.NodeId"), o.node_id, t.node_id.0);
                 c.eq(&format!("{p}.Host"), o.host.as_str(), st(&t.host));
                 c.eq(&format!("{p}.Port"), o.port, t.port);
-                c.eq(&format!("{p}.Rack"), o.rack.as_deref(), ost(&t.rack));
+                let f = format!("{p}.Rack");
+                if let Some(x) = c.versioned(&f, v >= 1, &o.rack) {
+                    c.eq(&f, x.as_deref(), ost(&t.rack));
+                }
                 c.tags(p, flex, &o.unknown_tagged_fields, &t.unknown_tagged_fields);
             },
         );
-        c.eq(
-            &format!("{p}.ClusterId"),
-            o.cluster_id.as_deref(),
-            ost(&t.cluster_id),
-        );
-        c.eq(
-            &format!("{p}.ControllerId"),
-            o.controller_id,
-            t.controller_id.0,
-        );
+        let f = format!("{p}.ClusterId");
+        if let Some(x) = c.versioned(&f, v >= 2, &o.cluster_id) {
+            c.eq(&f, x.as_deref(), ost(&t.cluster_id));
+        }
+        let f = format!("{p}.ControllerId");
+        if let Some(x) = c.versioned(&f, v >= 1, &o.controller_id) {
+            c.eq(&f, *x, t.controller_id.0);
+        }
         c.list(
             &format!("{p}.Topics"),
             &o.topics,
@@ -315,14 +302,13 @@ impl Pair for MetadataResp {
                 c.eq(&format!("{p}.ErrorCode"), o.error_code, t.error_code);
                 c.eq(&format!("{p}.Name"), o.name.as_deref(), otn(&t.name));
                 let f = format!("{p}.TopicId");
-                if v >= 10 {
-                    if let Some(x) = c.present(&f, &o.topic_id) {
-                        c.eq(&f, x.0, *t.topic_id.as_bytes());
-                    }
-                } else {
-                    c.absent(&f, &o.topic_id);
+                if let Some(x) = c.versioned(&f, v >= 10, &o.topic_id) {
+                    c.eq(&f, x.0, *t.topic_id.as_bytes());
                 }
-                c.eq(&format!("{p}.IsInternal"), o.is_internal, t.is_internal);
+                let f = format!("{p}.IsInternal");
+                if let Some(x) = c.versioned(&f, v >= 1, &o.is_internal) {
+                    c.eq(&f, *x, t.is_internal);
+                }
                 c.list(
                     &format!("{p}.Partitions"),
                     &o.partitions,
@@ -336,12 +322,8 @@ impl Pair for MetadataResp {
                         );
                         c.eq(&format!("{p}.LeaderId"), o.leader_id, t.leader_id.0);
                         let f = format!("{p}.LeaderEpoch");
-                        if v >= 7 {
-                            if let Some(x) = c.present(&f, &o.leader_epoch) {
-                                c.eq(&f, *x, t.leader_epoch);
-                            }
-                        } else {
-                            c.absent(&f, &o.leader_epoch);
+                        if let Some(x) = c.versioned(&f, v >= 7, &o.leader_epoch) {
+                            c.eq(&f, *x, t.leader_epoch);
                         }
                         c.eq(
                             &format!("{p}.ReplicaNodes"),
@@ -354,49 +336,33 @@ impl Pair for MetadataResp {
                             from_ids(&t.isr_nodes),
                         );
                         let f = format!("{p}.OfflineReplicas");
-                        if v >= 5 {
-                            if let Some(x) = c.present(&f, &o.offline_replicas) {
-                                c.eq(&f, x.clone(), from_ids(&t.offline_replicas));
-                            }
-                        } else {
-                            c.absent(&f, &o.offline_replicas);
+                        if let Some(x) = c.versioned(&f, v >= 5, &o.offline_replicas) {
+                            c.eq(&f, x.clone(), from_ids(&t.offline_replicas));
                         }
                         c.tags(p, flex, &o.unknown_tagged_fields, &t.unknown_tagged_fields);
                     },
                 );
                 let f = format!("{p}.TopicAuthorizedOperations");
-                if v >= 8 {
-                    if let Some(x) = c.present(&f, &o.topic_authorized_operations) {
-                        c.eq(&f, *x, t.topic_authorized_operations);
-                    }
-                } else {
-                    c.absent(&f, &o.topic_authorized_operations);
+                if let Some(x) = c.versioned(&f, v >= 8, &o.topic_authorized_operations) {
+                    c.eq(&f, *x, t.topic_authorized_operations);
                 }
                 c.tags(p, flex, &o.unknown_tagged_fields, &t.unknown_tagged_fields);
             },
         );
         let f = format!("{p}.ClusterAuthorizedOperations");
-        if (8..=10).contains(&v) {
-            if let Some(x) = c.present(&f, &o.cluster_authorized_operations) {
-                c.eq(&f, *x, t.cluster_authorized_operations);
-            }
-        } else {
-            c.absent(&f, &o.cluster_authorized_operations);
+        if let Some(x) = c.versioned(&f, (8..=10).contains(&v), &o.cluster_authorized_operations) {
+            c.eq(&f, *x, t.cluster_authorized_operations);
         }
         let f = format!("{p}.ErrorCode");
-        if v >= 13 {
-            if let Some(x) = c.present(&f, &o.error_code) {
-                c.eq(&f, *x, t.error_code);
-            }
-        } else {
-            c.absent(&f, &o.error_code);
+        if let Some(x) = c.versioned(&f, v >= 13, &o.error_code) {
+            c.eq(&f, *x, t.error_code);
         }
         c.tags(p, flex, &o.unknown_tagged_fields, &t.unknown_tagged_fields);
     }
     fn to_theirs(o: &Self::Ours, _v: i16) -> Self::Theirs {
         use kp::metadata_response as m;
         let mut t = Self::Theirs::default();
-        t.throttle_time_ms = o.throttle_time_ms;
+        t.throttle_time_ms = o.throttle_time_ms.unwrap_or(0);
         t.brokers = o
             .brokers
             .iter()
@@ -405,12 +371,12 @@ impl Pair for MetadataResp {
                     .with_node_id(kp::BrokerId(b.node_id))
                     .with_host(sb(&b.host))
                     .with_port(b.port)
-                    .with_rack(osb(&b.rack))
+                    .with_rack(osb(&b.rack.clone().flatten()))
                     .with_unknown_tagged_fields(ktags(&b.unknown_tagged_fields))
             })
             .collect();
-        t.cluster_id = osb(&o.cluster_id);
-        t.controller_id = kp::BrokerId(o.controller_id);
+        t.cluster_id = osb(&o.cluster_id.clone().flatten());
+        t.controller_id = kp::BrokerId(o.controller_id.unwrap_or(-1));
         t.topics = o
             .topics
             .iter()
@@ -421,7 +387,7 @@ impl Pair for MetadataResp {
                 if let Some(id) = &x.topic_id {
                     k.topic_id = ku(id);
                 }
-                k.is_internal = x.is_internal;
+                k.is_internal = x.is_internal.unwrap_or(false);
                 k.partitions = x
                     .partitions
                     .iter()
@@ -763,31 +729,19 @@ impl Pair for UpdateFeaturesReq {
                     t.max_version_level,
                 );
                 let f = format!("{p}.AllowDowngrade");
-                if v == 0 {
-                    if let Some(x) = c.present(&f, &o.allow_downgrade) {
-                        c.eq(&f, *x, t.allow_downgrade);
-                    }
-                } else {
-                    c.absent(&f, &o.allow_downgrade);
+                if let Some(x) = c.versioned(&f, v == 0, &o.allow_downgrade) {
+                    c.eq(&f, *x, t.allow_downgrade);
                 }
                 let f = format!("{p}.UpgradeType");
-                if v >= 1 {
-                    if let Some(x) = c.present(&f, &o.upgrade_type) {
-                        c.eq(&f, *x, t.upgrade_type);
-                    }
-                } else {
-                    c.absent(&f, &o.upgrade_type);
+                if let Some(x) = c.versioned(&f, v >= 1, &o.upgrade_type) {
+                    c.eq(&f, *x, t.upgrade_type);
                 }
                 c.tags(p, true, &o.unknown_tagged_fields, &t.unknown_tagged_fields);
             },
         );
         let f = format!("{p}.ValidateOnly");
-        if v >= 1 {
-            if let Some(x) = c.present(&f, &o.validate_only) {
-                c.eq(&f, *x, t.validate_only);
-            }
-        } else {
-            c.absent(&f, &o.validate_only);
+        if let Some(x) = c.versioned(&f, v >= 1, &o.validate_only) {
+            c.eq(&f, *x, t.validate_only);
         }
         c.tags(p, true, &o.unknown_tagged_fields, &t.unknown_tagged_fields);
     }
@@ -834,21 +788,17 @@ impl Pair for UpdateFeaturesResp {
             ost(&t.error_message),
         );
         let f = format!("{p}.Results");
-        if v <= 1 {
-            if let Some(x) = c.present(&f, &o.results) {
-                c.list(&f, x, &t.results, |c, p, o, t| {
-                    c.eq(&format!("{p}.Feature"), o.feature.as_str(), st(&t.feature));
-                    c.eq(&format!("{p}.ErrorCode"), o.error_code, t.error_code);
-                    c.eq(
-                        &format!("{p}.ErrorMessage"),
-                        o.error_message.as_deref(),
-                        ost(&t.error_message),
-                    );
-                    c.tags(p, true, &o.unknown_tagged_fields, &t.unknown_tagged_fields);
-                });
-            }
-        } else {
-            c.absent(&f, &o.results);
+        if let Some(x) = c.versioned(&f, v <= 1, &o.results) {
+            c.list(&f, x, &t.results, |c, p, o, t| {
+                c.eq(&format!("{p}.Feature"), o.feature.as_str(), st(&t.feature));
+                c.eq(&format!("{p}.ErrorCode"), o.error_code, t.error_code);
+                c.eq(
+                    &format!("{p}.ErrorMessage"),
+                    o.error_message.as_deref(),
+                    ost(&t.error_message),
+                );
+                c.tags(p, true, &o.unknown_tagged_fields, &t.unknown_tagged_fields);
+            });
         }
         c.tags(p, true, &o.unknown_tagged_fields, &t.unknown_tagged_fields);
     }
@@ -935,28 +885,16 @@ impl Pair for BrokerRegistrationReq {
         );
         c.eq(&format!("{p}.Rack"), o.rack.as_deref(), ost(&t.rack));
         let f = format!("{p}.IsMigratingZkBroker");
-        if v >= 1 {
-            if let Some(x) = c.present(&f, &o.is_migrating_zk_broker) {
-                c.eq(&f, *x, t.is_migrating_zk_broker);
-            }
-        } else {
-            c.absent(&f, &o.is_migrating_zk_broker);
+        if let Some(x) = c.versioned(&f, v >= 1, &o.is_migrating_zk_broker) {
+            c.eq(&f, *x, t.is_migrating_zk_broker);
         }
         let f = format!("{p}.LogDirs");
-        if v >= 2 {
-            if let Some(x) = c.present(&f, &o.log_dirs) {
-                c.list(&f, x, &t.log_dirs, |c, p, o, t| c.eq(p, o.0, *t.as_bytes()));
-            }
-        } else {
-            c.absent(&f, &o.log_dirs);
+        if let Some(x) = c.versioned(&f, v >= 2, &o.log_dirs) {
+            c.list(&f, x, &t.log_dirs, |c, p, o, t| c.eq(p, o.0, *t.as_bytes()));
         }
         let f = format!("{p}.PreviousBrokerEpoch");
-        if v >= 3 {
-            if let Some(x) = c.present(&f, &o.previous_broker_epoch) {
-                c.eq(&f, *x, t.previous_broker_epoch);
-            }
-        } else {
-            c.absent(&f, &o.previous_broker_epoch);
+        if let Some(x) = c.versioned(&f, v >= 3, &o.previous_broker_epoch) {
+            c.eq(&f, *x, t.previous_broker_epoch);
         }
         // Versions 5-6 only (not compared: kafka-protocol stops at v4).
         c.absent(&format!("{p}.CordonedLogDirs"), &o.cordoned_log_dirs);

@@ -10,8 +10,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Apache Kafka producer: bootstraps against the given address, sends one record to the interop
- * topic (acks=all, idempotent: InitProducerId, Metadata, Produce), prints its partition and
- * offset and exits 0; exits 1 on failure and 124 at the deadline.
+ * topic (acks=all; Metadata, Produce), prints its partition and offset and exits 0; exits 1 on
+ * failure and 124 at the deadline. Idempotence is off, so the producer needs no InitProducerId
+ * and stays up (waiting for its Produce answer) against a broker that offers only ApiVersions
+ * and Metadata, such as kipcheck's emulated ones in the client-cmd scenarios.
  */
 public final class ProduceOne {
     private ProduceOne() {}
@@ -24,6 +26,7 @@ public final class ProduceOne {
         Properties p = Peer.common(bootstrap, "kipcheck-java-producer");
         long ms = Peer.opTimeout().toMillis();
         p.put("acks", "all");
+        p.put("enable.idempotence", "false");
         p.put("max.block.ms", Long.toString(ms));
         p.put("delivery.timeout.ms", Long.toString(ms));
         p.put("request.timeout.ms", Long.toString(Math.min(ms, 5_000)));
