@@ -8,7 +8,8 @@
 #
 # Environment: JOBS (default: nproc), RSS_LIMIT_MB (2048), MALLOC_LIMIT_MB (512),
 # UNIT_TIMEOUT (10 s per input), SANITIZER (address on nightly Rust, else none),
-# MERGE (1: merge new inputs into corpus/<target>/ and minimise it; 0: leave corpus/ alone).
+# MERGE (1: merge new inputs into corpus/<target>/ and minimise it; 0: leave corpus/ alone),
+# PROFILE (release, the default; dev: unoptimised, a much shorter build for CI's smoke run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,6 +31,13 @@ else
   toolchain=()
   [ "$SANITIZER" != none ] && toolchain=(+nightly)
 fi
+
+profile=()
+case "${PROFILE:-release}" in
+  release) ;;
+  dev) profile=(--dev) ;;
+  *) echo "PROFILE must be release or dev" >&2; exit 2 ;;
+esac
 
 if [ "$#" -gt 0 ]; then targets=("$@"); else mapfile -t targets < <(cargo fuzz list --fuzz-dir fuzz); fi
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
@@ -53,7 +61,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus" "$work" "$artifacts"
   before=$(find "$corpus" -type f | wc -l)
   log="$out/$t.log"
-  cargo "${toolchain[@]}" fuzz run "$t" --fuzz-dir fuzz --sanitizer "$SANITIZER" "$work" "$corpus" -- \
+  cargo "${toolchain[@]}" fuzz run "$t" --fuzz-dir fuzz "${profile[@]}" --sanitizer "$SANITIZER" "$work" "$corpus" -- \
     -fork="$jobs" -max_total_time="$secs" -rss_limit_mb="$rss" -malloc_limit_mb="$malloc" \
     -timeout="$unit_timeout" -ignore_crashes=0 -ignore_ooms=0 -ignore_timeouts=0 \
     -artifact_prefix="$artifacts" -print_final_stats=1 > "$log" 2>&1
@@ -62,7 +70,7 @@ for t in "${targets[@]}"; do
   if [ "${MERGE:-1}" = 1 ]; then
     min="fuzz/work/$t.min"
     rm -rf "$min" && mkdir -p "$min"
-    cargo "${toolchain[@]}" fuzz run "$t" --fuzz-dir fuzz --sanitizer "$SANITIZER" "$min" "$corpus" "$work" -- \
+    cargo "${toolchain[@]}" fuzz run "$t" --fuzz-dir fuzz "${profile[@]}" --sanitizer "$SANITIZER" "$min" "$corpus" "$work" -- \
       -merge=1 -rss_limit_mb="$rss" >> "$log" 2>&1 && { rm -rf "$corpus"; mv "$min" "$corpus"; }
   fi
   after=$(find "$corpus" -type f | wc -l)

@@ -26,8 +26,11 @@ fn server<'a>(env: &'a PeerEnv, name: &str) -> &'a ServerPeer {
         .unwrap_or_else(|| panic!("peer {name} missing from the environment"))
 }
 
-fn verdicts(facts: &[Fact]) -> Vec<(&'static str, Verdict)> {
-    facts.iter().map(|f| (f.id, f.verdict.clone())).collect()
+fn verdicts(facts: &[Fact]) -> Vec<(&str, Verdict)> {
+    facts
+        .iter()
+        .map(|f| (f.id.as_ref(), f.verdict.clone()))
+        .collect()
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Loading the scenario folder and selecting from it, shared by `run` and `mutants`: a bad
 //! file is printed with its location and becomes exit code 2, an empty selection exit code 4.
+//! [`load_all`] is the plain load for `serve` and `interop` (a bad file is an error).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -32,4 +33,16 @@ pub(super) fn load_selection(
         return Err(ExitCode::from(EXIT_NO_SCENARIOS));
     }
     Ok(chosen)
+}
+
+/// Every scenario of `dir`; a bad file is an error naming how many failed and the first one
+/// (with its file:line:col).
+pub(super) fn load_all(dir: &Path) -> anyhow::Result<Vec<Scenario>> {
+    load_dir(dir).map_err(|errors| {
+        anyhow::anyhow!(
+            "{} scenario file(s) could not be loaded (first: {})",
+            errors.len(),
+            errors.first().map(|e| e.to_string()).unwrap_or_default()
+        )
+    })
 }

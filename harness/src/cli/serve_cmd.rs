@@ -8,9 +8,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use super::selection::load_all;
 use anyhow::{anyhow, Context};
 use clap::Args;
-use kipcheck::scenario::load_dir;
 use kipcheck::serve::{ServeOptions, ServeScript, Server};
 
 /// `kipcheck serve` arguments.
@@ -65,13 +65,7 @@ pub fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
         opts.topics = a.topics.clone();
     }
     if let Some(id) = &a.scenario {
-        let all = load_dir(&a.scenarios).map_err(|errors| {
-            anyhow!(
-                "{} scenario file(s) could not be loaded (first: {})",
-                errors.len(),
-                errors.first().map(|e| e.to_string()).unwrap_or_default()
-            )
-        })?;
+        let all = load_all(&a.scenarios)?;
         let s = all
             .into_iter()
             .find(|s| &s.file.id == id)

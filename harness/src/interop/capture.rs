@@ -63,8 +63,8 @@ impl ClientFacts for ClientCapture {
         let push_key = ProvisionalNumbers::default()
             .wire_api_key(ApiKey::PUSH_CONFIG)
             .0;
-        let fact = |id, verdict, detail| Fact {
-            id,
+        let fact = |id: &'static str, verdict, detail| Fact {
+            id: id.into(),
             suite: "client",
             verdict,
             detail,

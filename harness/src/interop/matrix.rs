@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use super::suite::SuiteKind;
 use super::verdict::{Fact, Verdict};
 
 /// One peer's facts in one suite.
@@ -33,9 +34,10 @@ pub struct Matrix {
 const CLIENT_MUST_HOLD: &[&str] = &["client-no-push-config", "client-frames-decode"];
 
 impl Matrix {
-    /// Every finding that breaks a must-hold fact: any finding against Apache Kafka, and a
-    /// client that sends PushConfig or a frame kipcheck cannot decode. `(peer, fact id)`.
-    pub fn must_hold_violations(&self) -> Vec<(String, &'static str)> {
+    /// Every finding that breaks a must-hold fact: any finding against Apache Kafka (its facts
+    /// and its YAML suites), a client that sends PushConfig or a frame kipcheck cannot decode,
+    /// and any client's finding in the `live-client` YAML suite. `(peer, fact id)`.
+    pub fn must_hold_violations(&self) -> Vec<(String, String)> {
         self.rows
             .iter()
             .flat_map(|r| {
@@ -43,9 +45,11 @@ impl Matrix {
                     .iter()
                     .filter(move |f| {
                         f.verdict.is_finding()
-                            && (r.is_apache_kafka || CLIENT_MUST_HOLD.contains(&f.id))
+                            && (r.is_apache_kafka
+                                || CLIENT_MUST_HOLD.contains(&f.id.as_ref())
+                                || f.suite == SuiteKind::ClientLive.name())
                     })
-                    .map(move |f| (r.peer.clone(), f.id))
+                    .map(move |f| (r.peer.clone(), f.id.to_string()))
             })
             .collect()
     }
@@ -132,7 +136,27 @@ pub fn render_matrix(m: &Matrix, header: &str) -> String {
     }
     let _ = writeln!(out, "### Every fact\n");
     for r in &m.rows {
-        let _ = writeln!(out, "#### {} ({})\n", r.peer, r.software);
+        let suite = r.facts.first().map_or("-", |f| f.suite);
+        let _ = writeln!(out, "#### {} ({}), {suite} suite\n", r.peer, r.software);
+        if r.facts.len() > 1
+            && r.facts
+                .iter()
+                .all(|f| matches!(f.verdict, Verdict::Unsupported(_)))
+        {
+            // A whole suite the peer cannot run: its reasons, counted, not one row each.
+            let mut reasons = std::collections::BTreeMap::<&str, usize>::new();
+            for f in &r.facts {
+                if let Verdict::Unsupported(why) = &f.verdict {
+                    *reasons.entry(why.as_str()).or_default() += 1;
+                }
+            }
+            let _ = writeln!(out, "All {} unsupported:\n", r.facts.len());
+            for (why, n) in reasons {
+                let _ = writeln!(out, "- {n}: {}", cell(why));
+            }
+            let _ = writeln!(out);
+            continue;
+        }
         let _ = writeln!(out, "| fact | verdict | observed |");
         let _ = writeln!(out, "|---|---|---|");
         for f in &r.facts {
@@ -193,7 +217,7 @@ mod tests {
 
     fn fact(id: &'static str, suite: &'static str, verdict: Verdict) -> Fact {
         Fact {
-            id,
+            id: id.into(),
             suite,
             verdict,
             detail: "d".into(),
@@ -238,7 +262,7 @@ mod tests {
         };
         assert_eq!(
             m.must_hold_violations(),
-            vec![("franz-go".to_string(), "client-no-push-config")]
+            vec![("franz-go".to_string(), "client-no-push-config".to_string())]
         );
         let md = render_matrix(&m, "h");
         assert!(
@@ -262,6 +286,65 @@ mod tests {
             m.verdict("kafka", "apiversions-strict"),
             Some(&Verdict::Pass)
         );
+    }
+
+    #[test]
+    fn a_live_client_suite_finding_is_must_hold_and_unsupported_suites_are_summed_up() {
+        let unsupported = |id| {
+            fact(
+                id,
+                "yaml controller",
+                Verdict::Unsupported("lacks events".into()),
+            )
+        };
+        let m = Matrix {
+            rows: vec![
+                PeerRow {
+                    peer: "kafka-controller".into(),
+                    software: "Apache Kafka KRaft controller 4.4.0".into(),
+                    is_apache_kafka: true,
+                    facts: vec![unsupported("k1"), unsupported("k2")],
+                },
+                PeerRow {
+                    peer: "aiokafka".into(),
+                    software: "aiokafka 0.14.0".into(),
+                    is_apache_kafka: false,
+                    facts: vec![
+                        fact("c1324-a", "yaml live-client", Verdict::Pass),
+                        fact(
+                            "c1324-b",
+                            "yaml live-client",
+                            Verdict::finding("none", "PushConfig"),
+                        ),
+                    ],
+                },
+                PeerRow {
+                    peer: "tansu".into(),
+                    software: "tansu 0.6.0".into(),
+                    is_apache_kafka: false,
+                    facts: vec![fact(
+                        "av-x",
+                        "yaml live-safe",
+                        Verdict::finding("v0", "closed"),
+                    )],
+                },
+            ],
+            skipped: vec![],
+        };
+        assert_eq!(
+            m.must_hold_violations(),
+            vec![("aiokafka".to_string(), "c1324-b".to_string())]
+        );
+        let md = render_matrix(&m, "h");
+        assert!(
+            md.contains("| kafka-controller | Apache Kafka KRaft controller 4.4.0 | yaml controller | 0 | 2 | 0 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("yaml controller suite\n\nAll 2 unsupported:\n\n- 2: lacks events\n"),
+            "{md}"
+        );
+        assert!(md.contains("| `c1324-a` | pass | d |"), "{md}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Interop with real Kafka peers (issue 8): which peers `interop/start.sh` started
 //! ([`PeerEnv`]), the must-hold wire facts checked against each server peer and each real client,
-//! and the published matrix (`reports/peers.md`). Declarations and re-exports only.
+//! the YAML suites' results as matrix rows, and the published matrix (`reports/peers.md`).
+//! Declarations and re-exports only.
 
 mod capture;
 mod env;
@@ -9,6 +10,7 @@ mod matrix;
 mod probe;
 mod run;
 mod server_facts;
+mod suite;
 mod verdict;
 
 pub use capture::{capture_client, CapturedFrame, ClientCapture, ClientFacts};
@@ -18,4 +20,5 @@ pub use matrix::{render_matrix, splice_section, Matrix, PeerRow, SECTION_BEGIN, 
 pub use probe::{exchange, Exchange, PROBE_TIMEOUT};
 pub use run::{run_interop, InteropOptions};
 pub use server_facts::check_server;
+pub use suite::{suite_facts, SuiteKind};
 pub use verdict::{Fact, Verdict};

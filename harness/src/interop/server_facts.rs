@@ -34,8 +34,8 @@ const CLIENT_ID: &str = "kipcheck-interop";
 pub fn check_server(peer: &ServerPeer, send_push_config: bool) -> Result<Vec<Fact>, InteropError> {
     let suite = peer.role.suite();
     let mut facts = Vec::new();
-    let fact = |id, verdict, detail: String| Fact {
-        id,
+    let fact = |id: &'static str, verdict, detail: String| Fact {
+        id: id.into(),
         suite,
         verdict,
         detail,

@@ -1,6 +1,8 @@
 //! One checked fact about one peer and its verdict; plain data shared by the server checks, the
 //! client capture and the matrix. It checks nothing itself.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 /// The outcome of one fact against one peer.
@@ -43,9 +45,9 @@ impl Verdict {
 /// One fact checked against one peer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Fact {
-    /// Stable identifier (`apiversions-strict`, `client-no-push-config`, ...); the matrix and the
-    /// tests refer to facts by it.
-    pub id: &'static str,
+    /// Stable identifier (`apiversions-strict`, `client-no-push-config`, ..., or a scenario id
+    /// for the YAML suites); the matrix and the tests refer to facts by it.
+    pub id: Cow<'static, str>,
     /// The suite it belongs to (`broker`, `controller`, `client`).
     pub suite: &'static str,
     /// The verdict.

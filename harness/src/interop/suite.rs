@@ -1,0 +1,182 @@
+//! The YAML scenario suites run against the real peers, as matrix rows: which scenarios each
+//! kind of peer gets ([`SuiteKind`]), and a run's results turned into facts
+//! ([`suite_facts`]). It runs nothing itself (the CLI drives the runner) and judges nothing:
+//! the verdicts are the runner's.
+
+use crate::runner::{ScenarioResult, Verdict as RunVerdict};
+use crate::scenario::{Role, Scenario};
+
+use super::verdict::{Fact, Verdict};
+
+/// Which YAML suite a peer gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SuiteKind {
+    /// A broker peer over `tcp://`: the scenarios tagged `live-safe` (ApiVersions negotiation,
+    /// the KIP-511 fallback, PushConfig refused by a broker that does not advertise it).
+    BrokerLiveSafe,
+    /// A KRaft controller over `tcp://`: every scenario that plays against a controller (the
+    /// KIP-1326 and KIP-1294 suites); a controller without the KIPs makes them unsupported.
+    Controller,
+    /// A real client through `client-cmd:`: the scenarios tagged `live-client` (an older
+    /// client sends no PushConfig, whatever the emulated brokers advertise).
+    ClientLive,
+}
+
+impl SuiteKind {
+    /// The suite's name in the matrix.
+    pub fn name(self) -> &'static str {
+        match self {
+            SuiteKind::BrokerLiveSafe => "yaml live-safe",
+            SuiteKind::Controller => "yaml controller",
+            SuiteKind::ClientLive => "yaml live-client",
+        }
+    }
+
+    /// Whether `s` belongs to the suite.
+    pub fn selects(self, s: &Scenario) -> bool {
+        let tagged = |t: &str| s.file.tags.iter().any(|x| x == t);
+        match self {
+            SuiteKind::BrokerLiveSafe => tagged("live-safe"),
+            SuiteKind::Controller => s.file.roles.contains(&Role::Controller),
+            SuiteKind::ClientLive => tagged("live-client"),
+        }
+    }
+}
+
+/// One fact per scenario result: passed (or failed as a baseline expects) is a pass,
+/// unsupported keeps its reason, failed and errored are findings whose diff is the first
+/// mismatch (the expected and actual values where the step compared values).
+pub fn suite_facts(results: &[ScenarioResult], kind: SuiteKind) -> Vec<Fact> {
+    results
+        .iter()
+        .map(|r| {
+            let verdict = match r.verdict {
+                RunVerdict::Passed | RunVerdict::ExpectedFailure => Verdict::Pass,
+                RunVerdict::Unsupported => Verdict::Unsupported(
+                    r.unsupported_reason
+                        .clone()
+                        .unwrap_or_else(|| "unsupported".into()),
+                ),
+                RunVerdict::Failed | RunVerdict::Errored | RunVerdict::UnexpectedPass => finding(r),
+            };
+            let detail = match r.verdict {
+                RunVerdict::Passed => "passed".to_owned(),
+                RunVerdict::Errored => "errored".to_owned(),
+                _ => String::new(),
+            };
+            Fact {
+                id: r.id.clone().into(),
+                suite: kind.name(),
+                verdict,
+                detail,
+            }
+        })
+        .collect()
+}
+
+fn finding(r: &ScenarioResult) -> Verdict {
+    let Some(f) = &r.failure else {
+        return Verdict::finding(r.title.clone(), format!("{:?} without details", r.verdict));
+    };
+    let one_line = |s: &str| s.trim().replace('\n', " ");
+    let expected = match &f.expected {
+        Some(e) => format!("{} ({}): {}", r.title, f.location, one_line(e)),
+        None => format!("{} ({})", r.title, f.location),
+    };
+    let observed = match &f.actual {
+        Some(a) => format!("{}: {}", f.message, one_line(a)),
+        None => f.message.clone(),
+    };
+    Verdict::finding(expected, observed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::{Failure, Grade};
+
+    fn result(id: &str, verdict: RunVerdict, failure: Option<Failure>) -> ScenarioResult {
+        ScenarioResult {
+            id: id.into(),
+            title: format!("title of {id}"),
+            kip: "KIP-1324".into(),
+            area: "apiversions".into(),
+            path: format!("scenarios/apiversions/{id}.yaml"),
+            grade: Grade::Must,
+            tags: vec!["live-safe".into()],
+            requirements: Vec::new(),
+            verdict,
+            unsupported_reason: (verdict == RunVerdict::Unsupported)
+                .then(|| "target lacks events".to_owned()),
+            failure,
+            duration_ms: 1.0,
+            simulated_ms: 0,
+            reproduce: String::new(),
+        }
+    }
+
+    fn failure(expected: Option<&str>, actual: Option<&str>) -> Failure {
+        Failure {
+            step: Some(2),
+            location: "scenarios/apiversions/x.yaml:16:5".into(),
+            step_yaml: String::new(),
+            message: "expected a response, but the target closed the connection".into(),
+            expected: expected.map(str::to_owned),
+            actual: actual.map(str::to_owned),
+            mismatches: Vec::new(),
+            raw_hex: None,
+        }
+    }
+
+    #[test]
+    fn results_become_facts_with_the_runners_verdicts() {
+        let results = vec![
+            result("a", RunVerdict::Passed, None),
+            result("b", RunVerdict::Unsupported, None),
+            result(
+                "c",
+                RunVerdict::Failed,
+                Some(failure(Some("ErrorCode: NONE\n"), None)),
+            ),
+            result(
+                "d",
+                RunVerdict::Errored,
+                Some(failure(None, Some("ErrorCode: 35\nApiKeys: []\n"))),
+            ),
+        ];
+        let facts = suite_facts(&results, SuiteKind::BrokerLiveSafe);
+        let got: Vec<(&str, &str, Verdict)> = facts
+            .iter()
+            .map(|f| (f.id.as_ref(), f.suite, f.verdict.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("a", "yaml live-safe", Verdict::Pass),
+                (
+                    "b",
+                    "yaml live-safe",
+                    Verdict::Unsupported("target lacks events".into())
+                ),
+                (
+                    "c",
+                    "yaml live-safe",
+                    Verdict::finding(
+                        "title of c (scenarios/apiversions/x.yaml:16:5): ErrorCode: NONE",
+                        "expected a response, but the target closed the connection"
+                    )
+                ),
+                (
+                    "d",
+                    "yaml live-safe",
+                    Verdict::finding(
+                        "title of d (scenarios/apiversions/x.yaml:16:5)",
+                        "expected a response, but the target closed the connection: ErrorCode: 35 ApiKeys: []"
+                    )
+                ),
+            ]
+        );
+        assert_eq!(facts[0].detail, "passed");
+        assert_eq!(facts[3].detail, "errored");
+    }
+}
