@@ -10,9 +10,9 @@ use anyhow::anyhow;
 use clap::Args;
 use kipcheck::model::Fault;
 use kipcheck::report::{render_mutants_text, write_mutants_reports, MUTANTS_JSON_FILE};
-use kipcheck::runner::{kill_matrix, Filters, RunOptions};
+use kipcheck::runner::{kill_matrix, RunOptions};
 
-use super::selection::load_selection;
+use super::selection::{load_selection, FilterArgs};
 use super::{EXIT_FINDING, EXIT_USAGE};
 
 /// Arguments of `kipcheck mutants`.
@@ -33,15 +33,9 @@ pub struct MutantsArgs {
     /// Run seed (fixed by default so the matrix is reproducible).
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Only scenarios whose id matches this glob (repeatable).
-    #[arg(long = "id", value_name = "GLOB")]
-    ids: Vec<String>,
-    /// Only scenarios of this KIP (`KIP-1324` or `1324`; repeatable).
-    #[arg(long = "kip")]
-    kips: Vec<String>,
-    /// Only scenarios with this tag (repeatable).
-    #[arg(long = "tag")]
-    tags: Vec<String>,
+    /// `--id`, `--kip`, `--tag`.
+    #[command(flatten)]
+    filters: FilterArgs,
     /// Scenarios in flight at once.
     #[arg(long, default_value_t = 4)]
     jobs: usize,
@@ -81,12 +75,7 @@ pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
     if faults.is_empty() {
         faults = Fault::ALL.to_vec();
     }
-    let filters = Filters {
-        ids: a.ids.clone(),
-        kips: a.kips.clone(),
-        tags: a.tags.clone(),
-        grade: None,
-    };
+    let filters = a.filters.filters(None);
     let chosen = match load_selection(&a.scenarios, &filters, None) {
         Ok(c) => c,
         Err(code) => return Ok(code),

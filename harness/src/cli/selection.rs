@@ -3,9 +3,11 @@
 //! [`load_all`] is the plain load for `serve` and `interop` (a bad file is an error).
 
 use std::path::Path;
+
+use clap::Args;
 use std::process::ExitCode;
 
-use kipcheck::runner::{select, Filters, Partition};
+use kipcheck::runner::{select, Filters, Grade, Partition};
 use kipcheck::scenario::{load_dir, Scenario};
 
 use super::{EXIT_NO_SCENARIOS, EXIT_USAGE};
@@ -45,4 +47,30 @@ pub(super) fn load_all(dir: &Path) -> anyhow::Result<Vec<Scenario>> {
             errors.first().map(|e| e.to_string()).unwrap_or_default()
         )
     })
+}
+
+/// The scenario filters `run` and `mutants` share.
+#[derive(Clone, Debug, Default, Args)]
+pub(super) struct FilterArgs {
+    /// Only scenarios whose id matches this glob (repeatable).
+    #[arg(long = "id", value_name = "GLOB")]
+    pub ids: Vec<String>,
+    /// Only scenarios of this KIP (`KIP-1324` or `1324`; repeatable).
+    #[arg(long = "kip")]
+    pub kips: Vec<String>,
+    /// Only scenarios with this tag (repeatable).
+    #[arg(long = "tag")]
+    pub tags: Vec<String>,
+}
+
+impl FilterArgs {
+    /// The runner's filters, with `grade` (only `run` has `--grade`).
+    pub fn filters(&self, grade: Option<Grade>) -> Filters {
+        Filters {
+            ids: self.ids.clone(),
+            kips: self.kips.clone(),
+            tags: self.tags.clone(),
+            grade,
+        }
+    }
 }

@@ -226,12 +226,7 @@ pub fn split_request_head<'a>(
     if used != frame.len() {
         return None;
     }
-    let mut peek = Reader::new(payload);
-    let wire_key = ApiKey(peek.i16().ok()?);
-    let version = peek.i16().ok()?;
-    let api_key = numbers.canonical_api_key(wire_key);
-    let mut r = Reader::new(payload);
-    let header = RequestHeader::decode(&mut r, request_header_version(api_key, version)).ok()?;
+    let (_, header, api_key, r) = decode_request_header(payload, 4, numbers).ok()?;
     Some((header, api_key, r.rest()))
 }
 

@@ -24,6 +24,8 @@ mod frames;
 #[cfg(feature = "arbitrary")]
 mod model_ops;
 #[cfg(feature = "arbitrary")]
+mod profile;
+#[cfg(feature = "arbitrary")]
 mod push_config_limit;
 #[cfg(feature = "arbitrary")]
 mod roundtrip;

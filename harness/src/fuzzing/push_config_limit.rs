@@ -16,8 +16,8 @@ use arbitrary::{Arbitrary, Unstructured};
 
 use crate::codec::{ErrorCode, Message, PushConfigRequest, ResponseBody};
 use crate::model::{
-    BrokerModel, BrokerReply, BrokerRequest, BrokerSettings, ConfigTypeNumbering, Event, Millis,
-    PolicyVerdict, SizeMeasure, SpecProfile,
+    BrokerModel, BrokerReply, BrokerRequest, BrokerSettings, Event, Millis, PolicyVerdict,
+    SizeMeasure,
 };
 
 /// Runs one broker and up to four pushes chosen by `data`.
@@ -45,19 +45,7 @@ fn expected_size(measure: SizeMeasure, req: &PushConfigRequest, body: &[u8]) -> 
 }
 
 fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
-    let mut profile = SpecProfile {
-        size_measure: if bool::arbitrary(u)? {
-            SizeMeasure::ConfigsArray
-        } else {
-            SizeMeasure::RequestBody
-        },
-        config_type_numbering: if bool::arbitrary(u)? {
-            ConfigTypeNumbering::OlderKipEnum
-        } else {
-            ConfigTypeNumbering::ConfigDefType
-        },
-        ..SpecProfile::default()
-    };
+    let mut profile = super::profile::arbitrary_readings(u)?;
     profile.defaults.client_config_max_bytes = u.int_in_range(0..=20_000)?;
     let mut settings = BrokerSettings::new(1);
     settings.policy = Some(if bool::arbitrary(u)? {

@@ -26,8 +26,8 @@ use arbitrary::{Arbitrary, Unstructured};
 
 use crate::codec::Message;
 use crate::model::{
-    client_definitions, ClientInput, ClientModel, ClientType, ConfigType, ConfigTypeNumbering,
-    Event, Millis, SizeMeasure, SpecProfile,
+    client_definitions, ClientInput, ClientModel, ClientType, ConfigType, Event, Millis,
+    SizeMeasure,
 };
 
 const ALLOWED_KEYS: &str = "config.push.allowed.keys";
@@ -124,19 +124,7 @@ fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
                 .collect::<Vec<_>>()
         })
         .collect();
-    let mut profile = SpecProfile {
-        size_measure: if bool::arbitrary(u)? {
-            SizeMeasure::ConfigsArray
-        } else {
-            SizeMeasure::RequestBody
-        },
-        config_type_numbering: if bool::arbitrary(u)? {
-            ConfigTypeNumbering::OlderKipEnum
-        } else {
-            ConfigTypeNumbering::ConfigDefType
-        },
-        ..SpecProfile::default()
-    };
+    let mut profile = super::profile::arbitrary_readings(u)?;
     profile.defaults.client_config_max_bytes = match u.int_in_range(0..=3)? {
         0 => u.int_in_range(0..=64)?,
         1 => u.int_in_range(0..=20_000)?,
