@@ -193,3 +193,29 @@ fn export_corpus_writes_frames_the_decode_targets_accept() {
         "{requests} requests, {responses} responses"
     );
 }
+
+#[test]
+fn reproduce_command_keeps_a_live_targets_role_and_capabilities() {
+    let d = dir("reproduce_role");
+    // Port 1 on loopback: nothing listens, so the scenario errors and prints its reproduction.
+    let (code, stdout, stderr) = run_in(
+        &d,
+        &[("s1", OK)],
+        &[
+            "--target",
+            "tcp://127.0.0.1:1",
+            "--role",
+            "broker",
+            "--capability",
+            "policy_control",
+            "--seed",
+            "5",
+        ],
+    );
+    assert_eq!(code, 3, "{stdout}\n{stderr}");
+    let want = format!(
+        "reproduce: kipcheck run --target tcp://127.0.0.1:1 --role broker --capability policy_control --scenarios {} --seed 5 --id s1",
+        d.join("scenarios").display()
+    );
+    assert!(stdout.contains(&want), "{stdout}");
+}

@@ -419,3 +419,35 @@ async fn a_clock_moved_past_the_advance_is_a_protocol_error() {
         other => panic!("expected Protocol, got {other:?}"),
     }
 }
+
+#[test]
+fn exec_line_cap_is_set_from_the_command_line_and_kept_in_the_reproduction() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kipcheck"))
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .args([
+            "run",
+            "--id",
+            "b1324-advertise-every-api-versions-version",
+            "--seed",
+            "3",
+        ])
+        .args(["--exec-max-line-bytes", "1000", "--report-dir"])
+        .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("exec_line_cap"))
+        .arg("--target")
+        .arg(format!("exec:{}", misbehave("long_line")))
+        .output()
+        .expect("kipcheck runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}");
+    assert!(
+        stdout.contains("wrote a line longer than 1000 bytes"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "--exec-max-line-bytes 1000 --seed 3 --id b1324-advertise-every-api-versions-version"
+        ),
+        "{stdout}"
+    );
+}

@@ -121,6 +121,44 @@ fn fill_and_body_are_exclusive() {
 }
 
 #[test]
+fn an_oversized_fill_is_refused_at_its_step() {
+    let e = load_err(
+        "fill_huge",
+        "s8b.yaml",
+        &format!(
+            "id: s8b\n{HEAD}steps:\n  - send: {{ api: PushConfig, version: 0, fill: {{ size: 16777217, measure: request_body }} }}\n"
+        ),
+    );
+    assert_eq!((e.line, e.col), (7, 5), "{e}");
+    assert_eq!(
+        e.message,
+        "send: fill.size 16777217 is over the 16777216 bytes kipcheck builds"
+    );
+}
+
+#[test]
+fn fill_of_the_largest_size_is_built_exactly() {
+    use kipcheck::codec::Message;
+    use kipcheck::model::SizeMeasure;
+    use kipcheck::runner::fill_push_config;
+    use kipcheck::scenario::{Fill, MAX_FILL_BYTES};
+    let fill = Fill {
+        size: MAX_FILL_BYTES,
+        measure: SizeMeasure::RequestBody,
+    };
+    let req = fill_push_config(&fill).expect("builds");
+    assert_eq!(req.encoded_len(0), Ok(MAX_FILL_BYTES));
+    let over = Fill {
+        size: MAX_FILL_BYTES + 1,
+        measure: SizeMeasure::RequestBody,
+    };
+    assert_eq!(
+        fill_push_config(&over),
+        Err("fill.size 16777217 is over the 16777216 bytes kipcheck builds".to_owned())
+    );
+}
+
+#[test]
 fn bad_profile_override_is_refused() {
     let e = load_err(
         "bad_profile",

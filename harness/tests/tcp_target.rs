@@ -17,6 +17,7 @@ async fn target(spec: String, caps: Vec<Capability>) -> Arc<dyn Target> {
     let opts = TargetOptions {
         role: Some(Role::Broker),
         capabilities: caps,
+        ..TargetOptions::default()
     };
     // The probe is blocking I/O: keep it off the runtime's workers.
     tokio::task::spawn_blocking(move || target_from_spec(&spec, &opts))

@@ -13,14 +13,20 @@ use super::target::{AdapterError, Target};
 use super::tcp::TcpTarget;
 use crate::scenario::{Capability, Role};
 
-/// What a target specification cannot say by itself: the role a live peer plays and the
-/// capabilities that cannot be discovered over the wire.
+/// What a target specification cannot say by itself: the role a live peer plays, the
+/// capabilities that cannot be discovered over the wire, and the `exec:` process limits.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TargetOptions {
     /// The role a live target plays (`--role`), where the specification is ambiguous.
     pub role: Option<Role>,
     /// Capabilities the user declares for a live target (`--capability`).
     pub capabilities: Vec<Capability>,
+    /// `exec:` only: wall-clock limit for one message exchange (`--exec-call-timeout-ms`;
+    /// default [`ExecOptions::default`]'s 10 s).
+    pub exec_call_timeout: Option<std::time::Duration>,
+    /// `exec:` only: longest line accepted from the process (`--exec-max-line-bytes`; default
+    /// 16 MiB).
+    pub exec_max_line_bytes: Option<usize>,
 }
 
 /// Target kinds, as listed in error messages and `--help`.
@@ -40,10 +46,13 @@ pub fn target_from_spec(spec: &str, opts: &TargetOptions) -> Result<Arc<dyn Targ
         "reference" => Ok(Arc::new(ReferenceTarget)),
         s if s.starts_with("exec:") => {
             let command = unquote_command(&s["exec:".len()..], "exec:\"python3 adapter.py\"")?;
-            Ok(Arc::new(ExecTarget::start(
-                command,
-                ExecOptions::default(),
-            )?))
+            let defaults = ExecOptions::default();
+            let exec = ExecOptions {
+                call_timeout: opts.exec_call_timeout.unwrap_or(defaults.call_timeout),
+                max_line_bytes: opts.exec_max_line_bytes.unwrap_or(defaults.max_line_bytes),
+                ..defaults
+            };
+            Ok(Arc::new(ExecTarget::start(command, exec)?))
         }
         s if s.starts_with(MUTANT_PREFIX) => Ok(Arc::new(MutantTarget::from_name(
             &s[MUTANT_PREFIX.len()..],

@@ -200,7 +200,7 @@ fn run_one(
 ) -> anyhow::Result<Vec<ScenarioResult>> {
     let opts = TargetOptions {
         role,
-        capabilities: Vec::new(),
+        ..TargetOptions::default()
     };
     let target: Arc<dyn Target> =
         target_from_spec(spec, &opts).with_context(|| format!("target {spec}"))?;

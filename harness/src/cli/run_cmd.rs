@@ -10,10 +10,10 @@ use anyhow::anyhow;
 use clap::Args;
 use kipcheck::adapter::{target_from_spec, AdapterError, Target, TargetOptions};
 use kipcheck::report::{standard_reporters, Reporter, TerminalOptions};
-use kipcheck::runner::{run_suite, Baseline, Filters, Grade, Partition, RunEvent, RunOptions};
+use kipcheck::runner::{run_suite, Baseline, Grade, Partition, RunEvent, RunOptions};
 use kipcheck::scenario::{Capability, Role};
 
-use super::selection::load_selection;
+use super::selection::{load_selection, FilterArgs};
 use super::{EXIT_FINDING, EXIT_TARGET, EXIT_USAGE};
 
 /// Arguments of `kipcheck run`.
@@ -29,6 +29,13 @@ pub struct RunArgs {
     /// e.g. `policy_control`.
     #[arg(long = "capability", value_parser = parse_capability)]
     capabilities: Vec<Capability>,
+    /// `exec:` targets: wall-clock limit for one message exchange with the process, in ms
+    /// (default 10000); a slower answer makes the scenario errored.
+    #[arg(long, value_name = "MS")]
+    exec_call_timeout_ms: Option<u64>,
+    /// `exec:` targets: longest line accepted from the process, in bytes (default 16 MiB).
+    #[arg(long, value_name = "BYTES")]
+    exec_max_line_bytes: Option<usize>,
     /// Folder of scenario files.
     #[arg(long, default_value = "scenarios")]
     scenarios: PathBuf,
@@ -38,15 +45,9 @@ pub struct RunArgs {
     /// Run seed (printed when generated).
     #[arg(long)]
     seed: Option<u64>,
-    /// Only scenarios whose id matches this glob (repeatable).
-    #[arg(long = "id", value_name = "GLOB")]
-    ids: Vec<String>,
-    /// Only scenarios of this KIP (`KIP-1324` or `1324`; repeatable).
-    #[arg(long = "kip")]
-    kips: Vec<String>,
-    /// Only scenarios with this tag (repeatable).
-    #[arg(long = "tag")]
-    tags: Vec<String>,
+    /// `--id`, `--kip`, `--tag`.
+    #[command(flatten)]
+    filters: FilterArgs,
     /// Only MUST or SHOULD scenarios.
     #[arg(long, value_parser = parse_grade)]
     grade: Option<Grade>,
@@ -92,6 +93,8 @@ fn target_for(a: &RunArgs) -> anyhow::Result<Arc<dyn Target>> {
     let opts = TargetOptions {
         role: a.role,
         capabilities: a.capabilities.clone(),
+        exec_call_timeout: a.exec_call_timeout_ms.map(Duration::from_millis),
+        exec_max_line_bytes: a.exec_max_line_bytes,
     };
     Ok(target_from_spec(&a.target, &opts)?)
 }
@@ -111,12 +114,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(code));
         }
     };
-    let filters = Filters {
-        ids: a.ids.clone(),
-        kips: a.kips.clone(),
-        tags: a.tags.clone(),
-        grade: a.grade,
-    };
+    let filters = a.filters.filters(a.grade);
     let chosen = match load_selection(&a.scenarios, &filters, a.partition) {
         Ok(c) => c,
         Err(code) => return Ok(code),
@@ -205,6 +203,14 @@ fn shell_word(s: &str) -> String {
     }
 }
 
+/// The name `--role` / `--capability` take for `v` (its serde name).
+fn snake_name<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => format!("{:?}", serde_json::to_value(v).ok()),
+    }
+}
+
 fn command_line(a: &RunArgs, seed: u64) -> String {
     let mut c = vec![
         "kipcheck".to_string(),
@@ -212,6 +218,21 @@ fn command_line(a: &RunArgs, seed: u64) -> String {
         "--target".into(),
         shell_word(&a.target),
     ];
+    // A live target's role and declared capabilities change what runs: keep them.
+    if let Some(role) = &a.role {
+        c.push("--role".into());
+        c.push(snake_name(role));
+    }
+    for cap in &a.capabilities {
+        c.push("--capability".into());
+        c.push(snake_name(cap));
+    }
+    if let Some(ms) = a.exec_call_timeout_ms {
+        c.push(format!("--exec-call-timeout-ms {ms}"));
+    }
+    if let Some(n) = a.exec_max_line_bytes {
+        c.push(format!("--exec-max-line-bytes {n}"));
+    }
     if a.scenarios != std::path::Path::new("scenarios") {
         c.push("--scenarios".into());
         c.push(a.scenarios.display().to_string());

@@ -277,14 +277,23 @@ pub fn fill_push_config(fill: &Fill) -> Result<PushConfigRequest, String> {
         let body = req.encoded_len(0).unwrap_or(usize::MAX);
         crate::model::broker::measure(fill.measure, req, body)
     };
+    if fill.size > crate::scenario::MAX_FILL_BYTES {
+        return Err(format!(
+            "fill.size {} is over the {} bytes kipcheck builds",
+            fill.size,
+            crate::scenario::MAX_FILL_BYTES
+        ));
+    }
     let mut req = PushConfigRequest::default();
     // Whole entries of up to 8000 value bytes, then one entry tuned to hit the size exactly.
-    loop {
+    // Each entry adds over 8000 bytes under either measure, so this many always suffice.
+    let max_entries = fill.size / 8000 + 1;
+    while req.configs.len() < max_entries {
         let mut trial = req.clone();
         trial
             .configs
             .push(entry(format!("kipcheck.fill.{}", req.configs.len()), 8000));
-        if size(&trial) + 64 > fill.size {
+        if size(&trial).saturating_add(64) > fill.size {
             break;
         }
         req = trial;

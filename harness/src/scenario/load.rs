@@ -210,6 +210,13 @@ fn validate_step(step: &Step, numbers: &ProvisionalNumbers) -> Result<(), String
                 (_, Some(_)) if !s.api.eq_ignore_ascii_case("PushConfig") => {
                     return Err("send: fill is for PushConfig only".into())
                 }
+                (_, Some(f)) if f.size > super::types::MAX_FILL_BYTES => {
+                    return Err(format!(
+                        "send: fill.size {} is over the {} bytes kipcheck builds",
+                        f.size,
+                        super::types::MAX_FILL_BYTES
+                    ))
+                }
                 _ => {}
             }
             let info = RequestBody::info_by_name(&s.api)

@@ -14,5 +14,5 @@ pub use schema::scenario_schema;
 pub use types::{
     BrokerSetup, Capability, ClientSetup, ControllerSetup, EmulatedBroker, ExpectEventStep,
     ExpectRequestStep, ExpectResponseStep, Fill, MatchMode, Outcome, Role, ScenarioFile, SendStep,
-    Setup, Step,
+    Setup, Step, MAX_FILL_BYTES,
 };

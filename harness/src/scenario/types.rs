@@ -202,6 +202,10 @@ pub enum MatchMode {
     Exact,
 }
 
+/// The largest `fill.size` a scenario may ask for (16 MiB: above Kafka's 100 MiB
+/// `socket.request.max.bytes` would be pointless, and a bigger body is built in memory).
+pub const MAX_FILL_BYTES: usize = 16 << 20;
+
 /// Generates a PushConfig body of an exact size (boundary tests).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
