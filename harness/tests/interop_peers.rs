@@ -180,3 +180,49 @@ fn real_clients_bootstrap_decode_and_never_send_push_config() {
         );
     }
 }
+
+#[test]
+fn tansu_apiversions_and_push_config() {
+    let Some(env) = env_or_skip("tansu") else {
+        return;
+    };
+    let Some(peer) = env.server("tansu") else {
+        assert!(
+            std::env::var("KIPCHECK_REQUIRE_PEERS").as_deref() != Ok("1"),
+            "KIPCHECK_REQUIRE_PEERS=1 but tansu is not in the environment"
+        );
+        println!("tansu: skipped (not installed, or KIPCHECK_SKIP_TANSU=1)");
+        return;
+    };
+    let tansu = check_server(peer, true).expect("tansu reachable");
+    let got: Vec<(&str, bool)> = tansu
+        .iter()
+        .map(|f| (f.id.as_ref(), f.verdict.is_pass()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("apiversions-strict", true),
+            ("no-push-config-advertised", true),
+            ("apiversions-fallback", false),
+            ("push-config-rejected", true),
+            ("survives-push-config", true),
+        ],
+        "{tansu:#?}"
+    );
+    assert_eq!(tansu[0].detail, "35 API keys; ApiVersions v0-4");
+    match &tansu[2].verdict {
+        Verdict::Finding { expected, observed } => {
+            assert_eq!(
+                expected,
+                "a v0 ApiVersions response: UNSUPPORTED_VERSION (35) and the ApiVersions range (KIP-511)"
+            );
+            // tansu answers the unknown version in its own (v3+) layout with error NONE.
+            assert!(
+                observed.starts_with("ApiVersionsResponse at byte 8: unsupported version 127"),
+                "{observed}"
+            );
+        }
+        other => panic!("tansu now gives the KIP-511 fallback: {other:?}"),
+    }
+}
