@@ -42,7 +42,10 @@ public final class StreamsApp {
         }
 
         Properties p = Peer.common(bootstrap, "kipcheck-java-streams");
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "kipcheck-interop-streams");
+        // A fresh group per run: Streams does not leave its group on close, so a second run
+        // under the same id waits out the first one's session (45 s) before it can reach RUNNING.
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "kipcheck-interop-streams-"
+                + ProcessHandle.current().pid() + "-" + System.currentTimeMillis());
         p.put(StreamsConfig.STATE_DIR_CONFIG, state.toString());
         p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.ByteArraySerde.class);
         p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
