@@ -4,7 +4,7 @@
 # exporting their addresses, versions and the client commands ({bootstrap} is the address
 # placeholder of `--target client-cmd:"..."`). Run interop/install.sh first; stop with stop.sh.
 # On any failure it stops what it started and exits 1. tansu is started when it is installed
-# (KIPCHECK_WITH_TANSU=1 bash interop/install.sh) unless KIPCHECK_SKIP_TANSU=1.
+# (bash interop/install.sh builds it), unless KIPCHECK_SKIP_TANSU=1.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 

@@ -26,6 +26,9 @@ pub struct InteropArgs {
     /// Where the Markdown matrix goes.
     #[arg(long, default_value = "reports/peers.md")]
     out: PathBuf,
+    /// Also write the matrix as JSON here (rows, verdicts, must-hold violations), for CI gates.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
     /// Server peers the clients are relayed to, in order of preference.
     #[arg(long, value_delimiter = ',', default_value = "kafka,kfake")]
     upstream: Vec<String>,
@@ -91,6 +94,10 @@ pub fn run(a: InteropArgs) -> anyhow::Result<ExitCode> {
     };
     std::fs::write(&a.out, splice_section(&existing, &md))
         .with_context(|| format!("writing {}", a.out.display()))?;
+    if let Some(path) = &a.json {
+        let text = serde_json::to_string_pretty(&m.to_json())?;
+        std::fs::write(path, text + "\n").with_context(|| format!("writing {}", path.display()))?;
+    }
     for r in &m.rows {
         let line: Vec<String> = r
             .facts

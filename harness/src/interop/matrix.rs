@@ -8,7 +8,7 @@ use super::suite::SuiteKind;
 use super::verdict::{Fact, Verdict};
 
 /// One peer's facts in one suite.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct PeerRow {
     /// The peer's short name.
     pub peer: String,
@@ -22,7 +22,7 @@ pub struct PeerRow {
 }
 
 /// The whole matrix.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Matrix {
     /// Rows in run order.
     pub rows: Vec<PeerRow>,
@@ -52,6 +52,18 @@ impl Matrix {
                     .map(move |f| (r.peer.clone(), f.id.to_string()))
             })
             .collect()
+    }
+
+    /// The matrix as JSON for CI gates: `{"rows": [{peer, software, is_apache_kafka, facts:
+    /// [{id, suite, verdict, detail}]}], "skipped": [[peer, why]], "must_hold_violations":
+    /// [[peer, fact]]}`; a verdict is `"Pass"`, `{"Unsupported": why}` or `{"Finding":
+    /// {expected, observed}}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "rows": self.rows,
+            "skipped": self.skipped,
+            "must_hold_violations": self.must_hold_violations(),
+        })
     }
 
     /// The verdict of `fact` for `peer`, if it was checked.
@@ -345,6 +357,43 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("| `c1324-a` | pass | d |"), "{md}");
+    }
+
+    #[test]
+    fn json_carries_rows_verdicts_and_violations() {
+        let m = Matrix {
+            rows: vec![PeerRow {
+                peer: "tansu".into(),
+                software: "tansu 0.6.0".into(),
+                is_apache_kafka: false,
+                facts: vec![
+                    fact("apiversions-strict", "broker", Verdict::Pass),
+                    fact(
+                        "apiversions-fallback",
+                        "broker",
+                        Verdict::finding("v0", "v3"),
+                    ),
+                ],
+            }],
+            skipped: vec![("kfake".into(), "died".into())],
+        };
+        assert_eq!(
+            m.to_json(),
+            serde_json::json!({
+                "rows": [{
+                    "peer": "tansu",
+                    "software": "tansu 0.6.0",
+                    "is_apache_kafka": false,
+                    "facts": [
+                        {"id": "apiversions-strict", "suite": "broker", "verdict": "Pass", "detail": "d"},
+                        {"id": "apiversions-fallback", "suite": "broker",
+                         "verdict": {"Finding": {"expected": "v0", "observed": "v3"}}, "detail": "d"}
+                    ]
+                }],
+                "skipped": [["kfake", "died"]],
+                "must_hold_violations": []
+            })
+        );
     }
 
     #[test]
