@@ -28,17 +28,12 @@ impl Capabilities {
         let roles: Vec<String> = roles
             .iter()
             .filter(|r| !self.roles.contains(r))
-            .map(|r| format!("{r:?}").to_lowercase())
+            .map(|r| r.name())
             .collect();
         let caps: Vec<String> = needs
             .iter()
             .filter(|c| !self.capabilities.contains(c))
-            .map(|c| {
-                serde_json::to_value(c)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default()
-            })
+            .map(|c| c.name())
             .collect();
         match (roles.is_empty(), caps.is_empty()) {
             (true, true) => None,

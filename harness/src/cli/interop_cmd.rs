@@ -118,7 +118,7 @@ pub fn run(a: InteropArgs) -> anyhow::Result<ExitCode> {
         } else {
             String::new()
         };
-        let suite = r.facts.first().map_or("-", |f| f.suite);
+        let suite = r.suite();
         println!("{:<16} {suite:<16} {}{more}", r.peer, line.join(" "));
     }
     println!("wrote {}", a.out.display());

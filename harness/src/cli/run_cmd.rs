@@ -203,14 +203,6 @@ fn shell_word(s: &str) -> String {
     }
 }
 
-/// The name `--role` / `--capability` take for `v` (its serde name).
-fn snake_name<T: serde::Serialize>(v: &T) -> String {
-    match serde_json::to_value(v) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => format!("{:?}", serde_json::to_value(v).ok()),
-    }
-}
-
 fn command_line(a: &RunArgs, seed: u64) -> String {
     let mut c = vec![
         "kipcheck".to_string(),
@@ -221,11 +213,11 @@ fn command_line(a: &RunArgs, seed: u64) -> String {
     // A live target's role and declared capabilities change what runs: keep them.
     if let Some(role) = &a.role {
         c.push("--role".into());
-        c.push(snake_name(role));
+        c.push(role.name());
     }
     for cap in &a.capabilities {
         c.push("--capability".into());
-        c.push(snake_name(cap));
+        c.push(cap.name());
     }
     if let Some(ms) = a.exec_call_timeout_ms {
         c.push(format!("--exec-call-timeout-ms {ms}"));

@@ -21,6 +21,13 @@ pub struct PeerRow {
     pub facts: Vec<Fact>,
 }
 
+impl PeerRow {
+    /// The suite its facts belong to (`-` for a row without facts).
+    pub fn suite(&self) -> &'static str {
+        self.facts.first().map_or("-", |f| f.suite)
+    }
+}
+
 /// The whole matrix.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Matrix {
@@ -103,7 +110,7 @@ pub fn render_matrix(m: &Matrix, header: &str) -> String {
     );
     let _ = writeln!(out, "|---|---|---|---:|---:|---:|");
     for r in &m.rows {
-        let suite = r.facts.first().map_or("-", |f| f.suite);
+        let suite = r.suite();
         let (p, u, f) = counts(&r.facts);
         let _ = writeln!(
             out,
@@ -148,7 +155,7 @@ pub fn render_matrix(m: &Matrix, header: &str) -> String {
     }
     let _ = writeln!(out, "### Every fact\n");
     for r in &m.rows {
-        let suite = r.facts.first().map_or("-", |f| f.suite);
+        let suite = r.suite();
         let _ = writeln!(out, "#### {} ({}), {suite} suite\n", r.peer, r.software);
         if r.facts.len() > 1
             && r.facts

@@ -295,10 +295,18 @@ fn judge_exchange(
             Ok(detail) => (Verdict::Pass, detail),
             Err(observed) => (Verdict::finding(expected, observed), String::new()),
         },
-        Err(e) => (
-            Verdict::finding(expected, format!("{e}; bytes {}", to_hex(bytes))),
-            String::new(),
-        ),
+        Err(e) => {
+            // An ApiVersions answer in another version's layout: say which, so the diff reads.
+            let layout = if key == ApiKey::API_VERSIONS {
+                api_versions_layout(bytes).map_or(String::new(), |l| format!("; {l}"))
+            } else {
+                String::new()
+            };
+            (
+                Verdict::finding(expected, format!("{e}{layout}; bytes {}", to_hex(bytes))),
+                String::new(),
+            )
+        }
     }
 }
 
@@ -354,55 +362,44 @@ fn api_versions_fallback(peer: &ServerPeer) -> Result<Outcome, InteropError> {
     frame[6..8].copy_from_slice(&127i16.to_be_bytes());
     let expected =
         "a v0 ApiVersions response: UNSUPPORTED_VERSION (35) and the ApiVersions range (KIP-511)";
-    let ex = exchange(peer.name, &peer.addr, &frame)?;
-    let (verdict, detail) = judge_exchange(&ex, ApiKey::API_VERSIONS, 127, expected, |d| match &d
-        .body
-    {
-        ResponseBody::ApiVersions(b)
-            if d.fallback_v0 && ErrorCode(b.error_code) == ErrorCode::UNSUPPORTED_VERSION =>
-        {
-            match range(b, ApiKey::API_VERSIONS) {
-                Some((min, max)) => Ok(format!("v0 UNSUPPORTED_VERSION, ApiVersions v{min}-{max}")),
-                None => Err(format!("no ApiVersions range in {b:?}")),
+    ask(
+        peer,
+        &frame,
+        ApiKey::API_VERSIONS,
+        127,
+        expected,
+        |d| match &d.body {
+            ResponseBody::ApiVersions(b)
+                if d.fallback_v0 && ErrorCode(b.error_code) == ErrorCode::UNSUPPORTED_VERSION =>
+            {
+                match range(b, ApiKey::API_VERSIONS) {
+                    Some((min, max)) => {
+                        Ok(format!("v0 UNSUPPORTED_VERSION, ApiVersions v{min}-{max}"))
+                    }
+                    None => Err(format!("no ApiVersions range in {b:?}")),
+                }
             }
-        }
-        other => Err(format!("fallback_v0={} body {other:?}", d.fallback_v0)),
-    });
-    // An answer that is not the v0 layout: say which layout it is, so the diff is readable.
-    let verdict = match (verdict, &ex) {
-        (Verdict::Finding { expected, observed }, Exchange::Response(bytes)) => {
-            let observed = match api_versions_layout(bytes) {
-                Some(layout) => match observed.split_once("; bytes ") {
-                    Some((error, hex)) => format!("{error}; {layout}; bytes {hex}"),
-                    None => format!("{observed}; {layout}"),
-                },
-                None => observed,
-            };
-            Verdict::Finding { expected, observed }
-        }
-        (v, _) => v,
-    };
-    Ok((verdict, detail))
+            other => Err(format!("fallback_v0={} body {other:?}", d.fallback_v0)),
+        },
+    )
 }
 
 /// Which ApiVersions response versions `frame` decodes as (strictly), with its error code and
 /// key count: e.g. `it decodes as ApiVersions v3-5: error NONE, 35 API keys`.
 fn api_versions_layout(frame: &[u8]) -> Option<String> {
-    let fits: Vec<(i16, ApiVersionsResponse)> = (0..=ApiVersionsResponse::VALID_VERSIONS.max)
-        .filter_map(
-            |v| match decode_response_frame(frame, MAX_FRAME, ApiKey::API_VERSIONS, v) {
-                Ok(DecodedResponse {
-                    body: ResponseBody::ApiVersions(b),
-                    fallback_v0: false,
-                    ..
-                }) => Some((v, b)),
-                _ => None,
-            },
-        )
-        .collect();
-    let (lo, b) = fits.first()?;
-    let hi = fits.last().map_or(*lo, |(v, _)| *v);
-    let versions = if hi == *lo {
+    let mut fits = (0..=ApiVersionsResponse::VALID_VERSIONS.max).filter_map(|v| {
+        match decode_response_frame(frame, MAX_FRAME, ApiKey::API_VERSIONS, v) {
+            Ok(DecodedResponse {
+                body: ResponseBody::ApiVersions(b),
+                fallback_v0: false,
+                ..
+            }) => Some((v, b)),
+            _ => None,
+        }
+    });
+    let (lo, b) = fits.next()?;
+    let hi = fits.next_back().map_or(lo, |(v, _)| v);
+    let versions = if hi == lo {
         format!("v{lo}")
     } else {
         format!("v{lo}-{hi}")

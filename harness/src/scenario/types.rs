@@ -51,6 +51,28 @@ pub enum Capability {
     ClientConfig,
 }
 
+impl Role {
+    /// The name scenario files and `--role` use: `client`, `broker`, `controller`.
+    pub fn name(self) -> String {
+        serde_name(&self)
+    }
+}
+
+impl Capability {
+    /// The name scenario files and `--capability` use, e.g. `virtual_clock`.
+    pub fn name(self) -> String {
+        serde_name(&self)
+    }
+}
+
+/// The serde name of a unit enum variant (its `rename_all` spelling).
+fn serde_name<T: Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
 /// The client a client-role target is set up as.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
