@@ -4,19 +4,10 @@
 
 use serde::Serialize;
 
+pub use crate::scenario::{Grade, Mismatch};
+
 /// Version of the `results.json` format (and of these event shapes).
 pub const FORMAT_VERSION: u32 = 1;
-
-/// Severity of a requirement a scenario checks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
-#[derive(schemars::JsonSchema)]
-pub enum Grade {
-    /// A MUST of the KIP: a failure is a finding.
-    Must,
-    /// A SHOULD of the KIP.
-    Should,
-}
 
 /// The outcome of one scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -34,17 +25,6 @@ pub enum Verdict {
     UnexpectedPass,
     /// The target crashed, hung past the scenario timeout, or could not be driven.
     Errored,
-}
-
-/// One mismatch between an expected and an actual value.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Mismatch {
-    /// JSON-pointer-like path, e.g. `body.Configs[2].ConfigKey`.
-    pub path: String,
-    /// What was expected there (YAML flow text).
-    pub expected: String,
-    /// What was there (YAML flow text), or `<absent>`.
-    pub actual: String,
 }
 
 /// Why a scenario failed (or errored): enough to read the failure without rerunning it.

@@ -8,11 +8,11 @@ use serde_json::Value;
 use serde_saphyr::{Location, Spanned};
 
 use super::load::{validate, LoadError, Scenario};
+use super::types::Grade;
 use super::types::{
     Capability, ExpectRequestStep, ExpectResponseStep, MatchMode, RespondStep, Role, ScenarioFile,
     SendStep, Setup, Step,
 };
-use crate::runner::Grade;
 
 /// Builds a [`Scenario`] step by step.
 #[derive(Clone, Debug)]

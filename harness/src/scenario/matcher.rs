@@ -22,8 +22,18 @@
 use serde_json::Value;
 
 use crate::codec::{ErrorCode, ProvisionalNumbers};
-use crate::runner::Mismatch;
 use crate::scenario::MatchMode;
+
+/// One mismatch between an expected and an actual value.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Mismatch {
+    /// JSON-pointer-like path, e.g. `body.Configs[2].ConfigKey`.
+    pub path: String,
+    /// What was expected there (YAML flow text).
+    pub expected: String,
+    /// What was there (YAML flow text), or `<absent>`.
+    pub actual: String,
+}
 
 /// Renders a value compactly for a mismatch report (JSON is valid YAML flow).
 pub fn render(v: &Value) -> String {

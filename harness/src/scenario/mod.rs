@@ -10,9 +10,10 @@ pub mod types;
 
 pub use builder::ScenarioBuilder;
 pub use load::{load_dir, load_file, validate, LoadError, Scenario};
+pub use matcher::Mismatch;
 pub use schema::scenario_schema;
 pub use types::{
     BrokerSetup, Capability, ClientSetup, ControllerSetup, EmulatedBroker, ExpectEventStep,
-    ExpectRequestStep, ExpectResponseStep, Fill, MatchMode, Outcome, Role, ScenarioFile, SendStep,
-    Setup, Step, MAX_FILL_BYTES,
+    ExpectRequestStep, ExpectResponseStep, Fill, Grade, MatchMode, Outcome, Role, ScenarioFile,
+    SendStep, Setup, Step, MAX_FILL_BYTES,
 };

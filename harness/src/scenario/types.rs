@@ -9,7 +9,17 @@ use serde_json::Value;
 use serde_saphyr::Spanned;
 
 use crate::model::{BrokerSettings, ClientType, PolicyVerdict, ServerConfigKey, Validator};
-use crate::runner::Grade;
+
+/// Severity of a requirement a scenario checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+#[derive(schemars::JsonSchema)]
+pub enum Grade {
+    /// A MUST of the KIP: a failure is a finding.
+    Must,
+    /// A SHOULD of the KIP.
+    Should,
+}
 
 /// A role an implementation plays.
 #[derive(
