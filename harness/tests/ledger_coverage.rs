@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use kipcheck::ledger::{coverage, Counts, Kind, Kip, Ledger, ScenarioRef, Status};
+use kipcheck::ledger::{
+    coverage, parse_scenario_ref, Counts, Evidence, Judged, Kind, Kip, Ledger, ScenarioRef, Status,
+};
 
 const FIXTURE: &str = "\
 requirements:
@@ -46,6 +48,10 @@ fn scenario(id: &str, path: &str, reqs: &[&str]) -> ScenarioRef {
         id: id.to_string(),
         requirements: reqs.iter().map(|s| s.to_string()).collect(),
         path: path.to_string(),
+        evidence: Evidence {
+            wire: true,
+            observation: false,
+        },
     }
 }
 
@@ -171,13 +177,13 @@ fn render_text_exact() {
     let cov = coverage(&ledger(), &scenarios());
     let expected = "\
 KIP-1324 (4 requirements: 2 covered, 1 excluded, 1 untested)
-  [test-plan] kip1324.tp.a -> s1, s2
+  [test-plan] kip1324.tp.a -> [wire] s1, s2
   [must]      kip1324.b -> excluded: Java API only
   [should]    kip1324.c -> untested
-  [must]      kip1324.d -> s2
+  [must]      kip1324.d -> [wire] s2
 
 KIP-1294 (1 requirement: 1 covered, 0 excluded, 0 untested)
-  [must]      kip1294.e -> s3
+  [must]      kip1294.e -> [wire] s3
 
 Totals
   kind       total  covered  excluded  untested  coverage
@@ -186,6 +192,8 @@ Totals
   should         1        0         0         1        0%
   all            5        3         1         1       75%
 
+Judged (covered requirements): 3 wire
+
 Unknown requirement ids (2)
   s2 (scenarios/b.yaml) names kip1324.nope
   s3 (scenarios/c.yaml) names kip9999.x
@@ -193,7 +201,7 @@ Unknown requirement ids (2)
 Excluded but covered: remove `excluded` (1)
   kip1324.d
 
-ledger check: FAILED (1 untested requirement, 2 unknown requirement ids)
+ledger check: FAILED (1 untested requirement, 2 unknown requirement ids, 0 requirements judged by observations only)
 ";
     assert_eq!(cov.render_text(), expected);
 }
@@ -218,6 +226,78 @@ fn json_shape() {
     assert_eq!(v["kips"][0]["requirements"][2]["status"], "untested");
     assert_eq!(v["unknown_references"][1]["requirement"], "kip9999.x");
     assert_eq!(v["excluded_but_covered"], serde_json::json!(["kip1324.d"]));
+}
+
+#[test]
+fn evidence_comes_from_step_kinds_and_requires() {
+    let at = Path::new("x.yaml");
+    let of = |text: &str| parse_scenario_ref(text, at).unwrap().evidence;
+    let wire_and_events = "id: x\nsteps:\n  - start\n  - expect_request: { api: ApiVersions }\n  - expect_event: { event: { event: e } }\n";
+    assert_eq!(
+        of(wire_and_events),
+        Evidence {
+            wire: true,
+            observation: true
+        }
+    );
+    let events_only = "id: x\nsteps:\n  - send: { api: ApiVersions, version: 3 }\n  - expect_no_event: { event: { event: e } }\n";
+    assert_eq!(
+        of(events_only),
+        Evidence {
+            wire: false,
+            observation: true
+        }
+    );
+    // A scenario that requires events never runs where only the wire is seen.
+    let gated = "id: x\nrequires: [events]\nsteps:\n  - expect_response: {}\n";
+    assert_eq!(of(gated), Evidence::default());
+}
+
+#[test]
+fn observation_only_judging_fails_the_check_unless_the_ledger_says_why() {
+    let observed = |id: &str, reqs: &[&str]| {
+        let mut s = scenario(id, "o.yaml", reqs);
+        s.evidence = Evidence {
+            wire: false,
+            observation: true,
+        };
+        s
+    };
+    let s = vec![
+        scenario("s1", "a.yaml", &["kip1324.tp.a"]),
+        observed("s2", &["kip1324.c", "kip1324.tp.a"]),
+        observed("s3", &["kip1294.e"]),
+    ];
+    let cov = coverage(&ledger(), &s);
+    let judged: Vec<_> = cov.kips[0]
+        .requirements
+        .iter()
+        .map(|r| (r.id.as_str(), r.judged))
+        .collect();
+    assert_eq!(
+        judged,
+        vec![
+            ("kip1324.tp.a", Some(Judged::Both)),
+            ("kip1324.b", None),
+            ("kip1324.c", Some(Judged::Observation)),
+            ("kip1324.d", None),
+        ]
+    );
+    assert_eq!(cov.wire_missing, vec!["kip1324.c", "kip1294.e"]);
+    let failure = cov.check().unwrap_err();
+    assert_eq!(failure.wire_missing, vec!["kip1324.c", "kip1294.e"]);
+    assert_eq!(
+        failure.to_string(),
+        "ledger check failed: 2 requirements judged by observations only (add a wire \
+         assertion, or mark the entry `observation_only` with the reason): kip1324.c, kip1294.e"
+    );
+    let marked = FIXTURE.replace(
+        "    text: e\n",
+        "    text: e\n    observation_only: only the policy call shows it\n",
+    );
+    let marked = Ledger::parse(&marked, Path::new("fixture.yaml")).unwrap();
+    let cov = coverage(&marked, &s);
+    assert_eq!(cov.wire_missing, vec!["kip1324.c"]);
 }
 
 /// The real ledger with no scenarios: every non-excluded entry is untested.

@@ -146,7 +146,7 @@ fn run_ledger_text_and_verdict() {
     assert!(text.contains("  c ("), "{text}");
     assert!(
         text.ends_with(
-            "ledger check: FAILED (0 untested requirements, 1 unknown requirement id)\n"
+            "ledger check: FAILED (0 untested requirements, 1 unknown requirement id, 0 requirements judged by observations only)\n"
         ),
         "{text}"
     );

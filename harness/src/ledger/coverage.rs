@@ -30,6 +30,38 @@ pub enum Status {
     Untested,
 }
 
+/// How a covered requirement is judged, from its scenarios' steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Judged {
+    /// Only by wire assertions.
+    Wire,
+    /// Only by observations (events the target reports).
+    Observation,
+    /// By both.
+    Both,
+}
+
+impl Judged {
+    fn of(wire: bool, observation: bool) -> Option<Self> {
+        match (wire, observation) {
+            (true, true) => Some(Self::Both),
+            (true, false) => Some(Self::Wire),
+            (false, true) => Some(Self::Observation),
+            (false, false) => None,
+        }
+    }
+
+    /// `wire`, `observation` or `both`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Wire => "wire",
+            Self::Observation => "observation",
+            Self::Both => "both",
+        }
+    }
+}
+
 /// One requirement's coverage.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RequirementCoverage {
@@ -40,6 +72,12 @@ pub struct RequirementCoverage {
     /// Covered, excluded or untested.
     #[serde(flatten)]
     pub status: Status,
+    /// How its scenarios judge it (covered requirements only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judged: Option<Judged>,
+    /// Why only an observation can show it (from the ledger), if so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observation_only: Option<String>,
 }
 
 /// Counts of requirements by status.
@@ -122,7 +160,13 @@ pub struct Coverage {
     /// Ids marked `excluded` that scenarios nevertheless name (counted as covered; the
     /// exclusion is probably stale). A warning, not a check failure.
     pub excluded_but_covered: Vec<String>,
-    /// True iff nothing is untested and no scenario names an unknown id.
+    /// Covered requirements that the wire could show (not `observation_only`) but that only
+    /// observations judge: against a target that reports no events they go unjudged.
+    pub wire_missing: Vec<String>,
+    /// Covered requirements per way of judging.
+    pub judged: BTreeMap<Judged, usize>,
+    /// True iff nothing is untested, no scenario names an unknown id, and nothing the wire
+    /// could show is judged by observations alone.
     pub passed: bool,
 }
 
@@ -133,6 +177,8 @@ pub struct CheckFailure {
     pub untested: Vec<String>,
     /// Scenario references to unknown ids.
     pub unknown_references: Vec<UnknownReference>,
+    /// Requirements observable on the wire that only observations judge.
+    pub wire_missing: Vec<String>,
 }
 
 impl fmt::Display for CheckFailure {
@@ -166,6 +212,18 @@ impl fmt::Display for CheckFailure {
                 refs.join(", ")
             )?;
         }
+        if !self.wire_missing.is_empty() {
+            if !self.untested.is_empty() || !self.unknown_references.is_empty() {
+                write!(f, ";")?;
+            }
+            write!(
+                f,
+                " {} judged by observations only (add a wire assertion, or mark the entry \
+                 `observation_only` with the reason): {}",
+                plural(self.wire_missing.len(), "requirement", "requirements"),
+                self.wire_missing.join(", ")
+            )?;
+        }
         Ok(())
     }
 }
@@ -182,12 +240,16 @@ pub fn coverage(ledger: &Ledger, scenarios: &[ScenarioRef]) -> Coverage {
         .map(|r| (r.id.as_str(), ()))
         .collect();
     let mut covering: HashMap<&str, BTreeSet<&str>> = HashMap::new();
+    let mut evidence: HashMap<&str, (bool, bool)> = HashMap::new();
     let mut unknown_references = Vec::new();
     for s in scenarios {
         let mut seen = BTreeSet::new();
         for req in &s.requirements {
             if known.contains_key(req.as_str()) {
                 covering.entry(req.as_str()).or_default().insert(&s.id);
+                let e = evidence.entry(req.as_str()).or_default();
+                e.0 |= s.evidence.wire;
+                e.1 |= s.evidence.observation;
             } else if seen.insert(req.as_str()) {
                 unknown_references.push(UnknownReference {
                     scenario: s.id.clone(),
@@ -200,6 +262,8 @@ pub fn coverage(ledger: &Ledger, scenarios: &[ScenarioRef]) -> Coverage {
 
     let mut totals = Totals::default();
     let mut excluded_but_covered = Vec::new();
+    let mut wire_missing = Vec::new();
+    let mut judged_counts: BTreeMap<Judged, usize> = BTreeMap::new();
     let mut kips = Vec::new();
     for kip in Kip::ALL {
         let mut kc = KipCoverage {
@@ -224,22 +288,41 @@ pub fn coverage(ledger: &Ledger, scenarios: &[ScenarioRef]) -> Coverage {
             };
             kc.totals.add(r.kind, &status);
             totals.add(r.kind, &status);
+            let judged = match &status {
+                Status::Covered { .. } => {
+                    let (wire, observation) =
+                        evidence.get(r.id.as_str()).copied().unwrap_or_default();
+                    Judged::of(wire, observation)
+                }
+                _ => None,
+            };
+            if let Some(j) = judged {
+                *judged_counts.entry(j).or_default() += 1;
+                if j == Judged::Observation && r.observation_only.is_none() {
+                    wire_missing.push(r.id.clone());
+                }
+            }
             kc.requirements.push(RequirementCoverage {
                 id: r.id.clone(),
                 kind: r.kind,
                 status,
+                judged,
+                observation_only: r.observation_only.clone(),
             });
         }
         if !kc.requirements.is_empty() {
             kips.push(kc);
         }
     }
-    let passed = totals.all.untested == 0 && unknown_references.is_empty();
+    let passed =
+        totals.all.untested == 0 && unknown_references.is_empty() && wire_missing.is_empty();
     Coverage {
         kips,
         totals,
         unknown_references,
         excluded_but_covered,
+        wire_missing,
+        judged: judged_counts,
         passed,
     }
 }
@@ -273,6 +356,7 @@ impl Coverage {
         Err(CheckFailure {
             untested,
             unknown_references: self.unknown_references.clone(),
+            wire_missing: self.wire_missing.clone(),
         })
     }
 
@@ -294,7 +378,10 @@ impl Coverage {
             for r in &k.requirements {
                 let kind = format!("[{}]", r.kind);
                 let status = match &r.status {
-                    Status::Covered { scenarios } => scenarios.join(", "),
+                    Status::Covered { scenarios } => match r.judged {
+                        Some(j) => format!("[{}] {}", j.name(), scenarios.join(", ")),
+                        None => scenarios.join(", "),
+                    },
                     Status::Excluded { reason } => format!("excluded: {}", one_line(reason)),
                     Status::Untested => "untested".to_string(),
                 };
@@ -326,6 +413,30 @@ impl Coverage {
                 percent(c)
             );
         }
+        let judged: Vec<String> = self
+            .judged
+            .iter()
+            .map(|(j, n)| format!("{n} {}", j.name()))
+            .collect();
+        let _ = writeln!(
+            out,
+            "\nJudged (covered requirements): {}",
+            if judged.is_empty() {
+                "none".to_string()
+            } else {
+                judged.join(", ")
+            }
+        );
+        if !self.wire_missing.is_empty() {
+            let _ = writeln!(
+                out,
+                "\nJudged by observations only, though the wire could show them ({})",
+                self.wire_missing.len()
+            );
+            for id in &self.wire_missing {
+                let _ = writeln!(out, "  {id}");
+            }
+        }
         if !self.unknown_references.is_empty() {
             let _ = writeln!(
                 out,
@@ -352,7 +463,7 @@ impl Coverage {
             Err(failure) => {
                 let _ = writeln!(
                     out,
-                    "ledger check: FAILED ({}, {})",
+                    "ledger check: FAILED ({}, {}, {})",
                     plural(
                         failure.untested.len(),
                         "untested requirement",
@@ -362,6 +473,11 @@ impl Coverage {
                         failure.unknown_references.len(),
                         "unknown requirement id",
                         "unknown requirement ids"
+                    ),
+                    plural(
+                        failure.wire_missing.len(),
+                        "requirement judged by observations only",
+                        "requirements judged by observations only"
                     )
                 );
             }

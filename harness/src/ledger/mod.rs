@@ -18,12 +18,12 @@ pub mod scan;
 use std::path::Path;
 
 pub use coverage::{
-    coverage, CheckFailure, Counts, Coverage, KipCoverage, RequirementCoverage, Status, Totals,
-    UnknownReference,
+    coverage, CheckFailure, Counts, Coverage, Judged, KipCoverage, RequirementCoverage, Status,
+    Totals, UnknownReference,
 };
 pub use error::{At, LedgerError};
 pub use requirements::{Kind, Kip, Ledger, Requirement};
-pub use scan::{parse_scenario_ref, scan_scenarios, ScenarioRef};
+pub use scan::{parse_scenario_ref, scan_scenarios, Evidence, ScenarioRef};
 
 /// Everything `kipcheck ledger` does, for the CLI to call in one line: load the ledger at
 /// `requirements`, scan `scenarios_dir`, compute the coverage and render it (JSON if `json`,

@@ -118,6 +118,11 @@ pub struct Requirement {
     /// Remarks (diff-rendering fixes, scope).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Why only an observation of the implementation (a policy call, a warning, a metadata
+    /// record) can show it, never the wire: `ledger --check` then does not ask for a wire
+    /// assertion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observation_only: Option<String>,
     /// 1-based line of the entry's `id` in the ledger file (0 if built in code).
     #[serde(skip)]
     pub line: u64,
@@ -150,6 +155,8 @@ struct RawRequirement {
     excluded: Option<Spanned<String>>,
     #[serde(default)]
     note: Option<String>,
+    #[serde(default)]
+    observation_only: Option<Spanned<String>>,
 }
 
 fn at<T>(path: &Path, s: &Spanned<T>) -> At {
@@ -204,6 +211,9 @@ impl Ledger {
             if let Some(excluded) = &r.excluded {
                 non_empty(excluded, "excluded")?;
             }
+            if let Some(why) = &r.observation_only {
+                non_empty(why, "observation_only")?;
+            }
             if let Some(reading) = &r.reading {
                 if !valid_reading(&reading.value) {
                     return Err(LedgerError::InvalidReading {
@@ -222,6 +232,7 @@ impl Ledger {
                 reading: r.reading.map(|s| s.value),
                 excluded: r.excluded.map(|s| s.value),
                 note: r.note,
+                observation_only: r.observation_only.map(|s| s.value),
                 line,
             });
         }

@@ -1,5 +1,6 @@
-//! A minimal view of scenario files for the ledger: each scenario's `id` and the requirement
-//! ids it names, read from the top-level `id` and `requirements` keys only.
+//! A minimal view of scenario files for the ledger: each scenario's `id`, the requirement
+//! ids it names, and what its checks rest on (wire or observation steps), read from the
+//! top-level `id`, `requirements`, `requires` and `steps` keys only.
 //!
 //! Responsible for finding scenario files under a directory and reading those two keys. It
 //! must not validate scenarios (every other key is ignored, however malformed); the scenario
@@ -20,6 +21,54 @@ pub struct ScenarioRef {
     pub requirements: Vec<String>,
     /// The scenario file, as found (for messages).
     pub path: String,
+    /// What its checks rest on.
+    pub evidence: Evidence,
+}
+
+/// What a scenario's checks rest on, from its step kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Evidence {
+    /// It has a wire assertion (a response, a close, a request the target sent, a release)
+    /// and runs on a target that reports no events (no `requires: [events]`).
+    pub wire: bool,
+    /// It has an observation step (`expect_event`, `expect_no_event`).
+    pub observation: bool,
+}
+
+/// Step kinds that judge the target on the wire (the scenario format's names).
+const WIRE_STEPS: [&str; 6] = [
+    "expect_response",
+    "expect_close",
+    "expect_one_of",
+    "expect_request",
+    "expect_no_request",
+    "expect_released",
+];
+
+/// Step kinds that judge the target's reported events.
+const OBSERVATION_STEPS: [&str; 2] = ["expect_event", "expect_no_event"];
+
+fn step_kind(step: &serde_json::Value) -> Option<&str> {
+    match step {
+        serde_json::Value::String(s) => Some(s.as_str()),
+        serde_json::Value::Object(m) if m.len() == 1 => m.keys().next().map(String::as_str),
+        _ => None,
+    }
+}
+
+impl Evidence {
+    fn of(requires: &[String], steps: &[serde_json::Value]) -> Self {
+        let has = |kinds: &[&str]| {
+            steps
+                .iter()
+                .filter_map(step_kind)
+                .any(|k| kinds.contains(&k))
+        };
+        Evidence {
+            wire: has(&WIRE_STEPS) && !requires.iter().any(|r| r == "events"),
+            observation: has(&OBSERVATION_STEPS),
+        }
+    }
 }
 
 /// The two keys the ledger reads; every other key is ignored (no `deny_unknown_fields`).
@@ -29,6 +78,10 @@ struct ScenarioHead {
     id: Option<String>,
     #[serde(default)]
     requirements: Vec<String>,
+    #[serde(default)]
+    requires: Vec<String>,
+    #[serde(default)]
+    steps: Vec<serde_json::Value>,
 }
 
 /// True for files the scan skips: the ledger itself, schema files, and files whose name
@@ -56,6 +109,7 @@ pub fn parse_scenario_ref(text: &str, path: &Path) -> Result<ScenarioRef, Ledger
     };
     Ok(ScenarioRef {
         id,
+        evidence: Evidence::of(&head.requires, &head.steps),
         requirements: head.requirements,
         path: path.display().to_string(),
     })
