@@ -167,7 +167,7 @@ async fn every_variant_is_caught_by_the_suite() {
     let scenarios = load_dir(&suite_dir()).expect("suite loads");
     let total = scenarios.len();
     let mut seen = Vec::new();
-    let m = kill_matrix(Fault::ALL, scenarios, &options(1), &mut |v| {
+    let m = kill_matrix(Fault::ALL, scenarios, &options(1), true, &mut |v| {
         seen.push(v.name.clone())
     })
     .await;
@@ -271,10 +271,12 @@ fn mutants_json_has_an_exact_shape() {
                 killed_by: vec![],
             },
         ],
+        observed: true,
     };
     let expected = r#"{
   "format_version": 1,
   "seed": 7,
+  "observed": true,
   "scenarios": 3,
   "variants_total": 2,
   "caught": 1,

@@ -37,6 +37,9 @@ fn scenario(
         "requirements": [],
         "verdict": verdict,
         "unsupported_reason": null,
+        "unsupported_causes": [],
+        "steps_judged": 2,
+        "steps_not_observed": 0,
         "duration_ms": 1.5,
         "simulated_ms": 1000,
         "reproduce": format!("kipcheck run --target reference --seed 42 --id {id}"),
@@ -57,7 +60,11 @@ fn results_json_has_the_exact_content_sorted_by_id() {
         "format_version": 1,
         "summary": {
             "passed": 1, "failed": 1, "unsupported": 1, "expected_failures": 1,
-            "unexpected_passes": 1, "errored": 1, "total": 6
+            "unexpected_passes": 1, "errored": 1, "total": 6,
+            "judged": 4, "steps_judged": 8, "steps_not_observed": 0,
+            "unsupported_by_cause": {
+                "declined: target lacks capability: client type streams": 1
+            }
         },
         "seed": 42,
         "target": "reference",
@@ -88,6 +95,7 @@ fn results_json_has_the_exact_content_sorted_by_id() {
                 "simulated_ms": 120000
             })),
             scenario("registration-rejected", "kip1294-validation", "KIP-1294", "errored", json!({
+                "steps_judged": 0,
                 "diff": {
                     "step": null,
                     "location": "scenarios/kip1294-validation/registration-rejected.yaml:1:1",
@@ -122,6 +130,10 @@ fn results_json_has_the_exact_content_sorted_by_id() {
             scenario("streams-single-handshake", "kip1324-client", "KIP-1324", "unsupported", json!({
                 "grade": "SHOULD",
                 "unsupported_reason": "target lacks capability: client type streams",
+                "unsupported_causes": [
+                    {"cause": "target", "detail": "target lacks capability: client type streams"}
+                ],
+                "steps_judged": 0,
                 "duration_ms": 0.25,
                 "simulated_ms": 0
             })),

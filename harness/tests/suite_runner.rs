@@ -13,7 +13,7 @@ use kipcheck::adapter::{
 };
 use kipcheck::runner::{
     run_suite, select, Baseline, BaselineEntry, Filters, Partition, RunEvent, RunOptions,
-    ScenarioResult, Summary, Verdict,
+    ScenarioResult, Summary, UnsupportedCause, Verdict,
 };
 use kipcheck::scenario::{load_dir, Role, Scenario};
 use serde_json::Value;
@@ -126,31 +126,119 @@ async fn missing_capabilities_are_unsupported_not_failed() {
             Capabilities {
                 roles: vec![Role::Broker],
                 capabilities: vec![],
+                readings: None,
             }
         }
         async fn open(&self, c: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
             ReferenceTarget.open(c).await
         }
     }
+    // An observation step on a target without events is recorded as not observed; the wire
+    // steps still judge the scenario.
     let with_event =
         format!("{PASSING}  - expect_event: {{ event: {{ event: api_versions_answered }} }}\n");
+    // Only observations: nothing can be judged, so unsupported (never passed).
+    let only_events = "title: o\nkip: KIP-1324\ngrade: MUST\nroles: [broker]\nsteps:\n  - send: { api: ApiVersions, version: 3, body: { ClientSoftwareName: k, ClientSoftwareVersion: '1' } }\n  - expect_event: { event: { event: api_versions_answered } }\n";
+    // `requires: [events]` gates explicitly.
+    let requires = format!("{PASSING}requires: [events]\n");
     let client = "title: c\nkip: KIP-1324\ngrade: MUST\nroles: [client]\nsetup: { client: { type: admin } }\nsteps: [start]\n";
     let s = scenarios(
         "unsupported",
-        &[("u1", &with_event), ("u2", client), ("p1", PASSING)],
+        &[
+            ("u1", &with_event),
+            ("u2", client),
+            ("u3", only_events),
+            ("u4", &requires),
+            ("p1", PASSING),
+        ],
     );
     let (results, summary, _) = run(Arc::new(BrokerOnly), s, &options(1)).await;
-    assert_eq!((summary.passed, summary.unsupported), (1, 2));
-    let reason = |id: &str| {
-        results
-            .iter()
-            .find(|r| r.id == id)
-            .unwrap()
-            .unsupported_reason
-            .clone()
-    };
-    assert_eq!(reason("u1").as_deref(), Some("target lacks events"));
-    assert_eq!(reason("u2").as_deref(), Some("target does not play client"));
+    assert_eq!((summary.passed, summary.unsupported), (2, 3));
+    assert_eq!((summary.judged, summary.steps_judged), (2, 2));
+    assert_eq!(summary.steps_not_observed, 2);
+    let by_id = |id: &str| results.iter().find(|r| r.id == id).unwrap().clone();
+    let u1 = by_id("u1");
+    assert_eq!(u1.verdict, Verdict::Passed);
+    assert_eq!((u1.steps_judged, u1.steps_not_observed), (1, 1));
+    assert_eq!(
+        by_id("u2").unsupported_reason.as_deref(),
+        Some("target does not play client")
+    );
+    let u3 = by_id("u3");
+    assert_eq!(u3.verdict, Verdict::Unsupported);
+    assert_eq!(u3.unsupported_causes, vec![UnsupportedCause::NothingJudged]);
+    assert_eq!((u3.steps_judged, u3.steps_not_observed), (0, 1));
+    assert_eq!(
+        by_id("u4").unsupported_reason.as_deref(),
+        Some("target lacks events")
+    );
+    let groups: Vec<(&str, usize)> = summary
+        .unsupported_by_cause
+        .iter()
+        .map(|(k, n)| (k.as_str(), *n))
+        .collect();
+    assert_eq!(
+        groups,
+        vec![
+            ("does not play client", 1),
+            ("lacks events", 1),
+            ("nothing judged (observation steps only)", 1)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_live_target_that_follows_other_readings_is_not_asked() {
+    struct Fixed;
+    #[async_trait]
+    impl Target for Fixed {
+        fn name(&self) -> String {
+            "fixed".into()
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities {
+                roles: vec![Role::Broker],
+                capabilities: vec![],
+                readings: Some(kipcheck::model::SpecProfile::default()),
+            }
+        }
+        async fn open(&self, c: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
+            ReferenceTarget.open(c).await
+        }
+    }
+    let other = format!("{PASSING}profile: {{ size_measure: configs_array }}\n");
+    let s = scenarios("readings", &[("r1", &other), ("p1", PASSING)]);
+    let (results, summary, _) = run(Arc::new(Fixed), s, &options(1)).await;
+    assert_eq!((summary.passed, summary.unsupported), (1, 1));
+    let r1 = results.iter().find(|r| r.id == "r1").unwrap();
+    assert_eq!(
+        r1.unsupported_causes,
+        vec![UnsupportedCause::Reading {
+            reading: "size_measure".into(),
+            target: "\"request_body\"".into(),
+            scenario: "\"configs_array\"".into(),
+        }]
+    );
+    assert_eq!(
+        r1.unsupported_reason.as_deref(),
+        Some(
+            "target follows size_measure = \"request_body\", the scenario needs \"configs_array\""
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_run_that_judges_nothing_is_not_green() {
+    let only_events = "title: o\nkip: KIP-1324\ngrade: MUST\nroles: [broker]\nsteps:\n  - send: { api: ApiVersions, version: 3, body: { ClientSoftwareName: k, ClientSoftwareVersion: '1' } }\n  - expect_event: { event: { event: api_versions_answered } }\n";
+    let s = scenarios("nothing", &[("o1", only_events)]);
+    let target = Arc::new(kipcheck::adapter::Unobserved(Arc::new(ReferenceTarget)));
+    let (_, summary, _) = run(target, s, &options(1)).await;
+    assert_eq!(
+        (summary.total, summary.judged, summary.unsupported),
+        (1, 0, 1)
+    );
+    assert!(summary.nothing_judged());
+    assert!(!summary.is_green());
 }
 
 /// A target whose sessions hang on `recv` or panic on `send`.

@@ -58,6 +58,7 @@ const TOPICS: [&str; 1] = ["kipcheck-topic"];
 pub struct ClientCmdTarget {
     command: String,
     declared: Vec<Capability>,
+    readings: crate::model::SpecProfile,
 }
 
 impl ClientCmdTarget {
@@ -77,6 +78,7 @@ impl ClientCmdTarget {
         Ok(Self {
             command: command.to_owned(),
             declared: opts.capabilities.clone(),
+            readings: opts.readings.clone().unwrap_or_default(),
         })
     }
 }
@@ -116,6 +118,7 @@ impl Target for ClientCmdTarget {
         Capabilities {
             roles: vec![Role::Client],
             capabilities,
+            readings: Some(self.readings.clone()),
         }
     }
 

@@ -123,6 +123,7 @@ impl Target for ExecTarget {
         Capabilities {
             roles: self.hello.roles.clone(),
             capabilities: self.hello.capabilities.clone(),
+            readings: None,
         }
     }
 

@@ -56,6 +56,7 @@ pub fn reference_capabilities() -> Capabilities {
             Capability::StaticConfigs,
             Capability::ClientConfig,
         ],
+        readings: None,
     }
 }
 

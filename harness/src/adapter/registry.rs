@@ -15,7 +15,7 @@ use crate::scenario::{Capability, Role};
 
 /// What a target specification cannot say by itself: the role a live peer plays, the
 /// capabilities that cannot be discovered over the wire, and the `exec:` process limits.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct TargetOptions {
     /// The role a live target plays (`--role`), where the specification is ambiguous.
     pub role: Option<Role>,
@@ -27,6 +27,11 @@ pub struct TargetOptions {
     /// `exec:` only: longest line accepted from the process (`--exec-max-line-bytes`; default
     /// 16 MiB).
     pub exec_max_line_bytes: Option<usize>,
+    /// `tcp://` and `client-cmd:` only: the spec readings the live target follows
+    /// (`--profile FILE`; default: the built-in default profile). Such a target is never
+    /// told a scenario's profile, so a scenario that sets a reading differently is
+    /// unsupported with that reason.
+    pub readings: Option<crate::model::SpecProfile>,
 }
 
 /// Target kinds, as listed in error messages and `--help`.

@@ -14,38 +14,16 @@ use crate::scenario::{Capability, Role, Setup};
 pub const EMULATED_CONTROLLER_NODE: i32 = 3000;
 
 /// What a target can do.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Capabilities {
     /// Roles it plays.
     pub roles: Vec<Role>,
     /// Knobs, observability and clock control it offers.
     pub capabilities: Vec<Capability>,
-}
-
-impl Capabilities {
-    /// What is missing for a scenario that needs `roles` and `needs`, as a readable reason.
-    pub fn missing(&self, roles: &[Role], needs: &[Capability]) -> Option<String> {
-        let roles: Vec<String> = roles
-            .iter()
-            .filter(|r| !self.roles.contains(r))
-            .map(|r| r.name())
-            .collect();
-        let caps: Vec<String> = needs
-            .iter()
-            .filter(|c| !self.capabilities.contains(c))
-            .map(|c| c.name())
-            .collect();
-        match (roles.is_empty(), caps.is_empty()) {
-            (true, true) => None,
-            (false, true) => Some(format!("target does not play {}", roles.join(", "))),
-            (true, false) => Some(format!("target lacks {}", caps.join(", "))),
-            (false, false) => Some(format!(
-                "target does not play {} and lacks {}",
-                roles.join(", "),
-                caps.join(", ")
-            )),
-        }
-    }
+    /// The spec readings the target follows, for a target that cannot be told a scenario's
+    /// profile (`tcp://`, `client-cmd:`): a scenario whose profile differs is unsupported.
+    /// `None`: the target is handed each scenario's profile (reference, `exec:`).
+    pub readings: Option<SpecProfile>,
 }
 
 /// Why the target could not be driven (not a finding: a finding is a wrong answer).

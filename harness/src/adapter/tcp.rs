@@ -144,6 +144,7 @@ pub struct TcpTarget {
     addr: String,
     role: Role,
     declared: Vec<Capability>,
+    readings: SpecProfile,
     numbers: ProvisionalNumbers,
     probe: Result<Probe, String>,
 }
@@ -158,11 +159,13 @@ impl TcpTarget {
                 "tcp:// drives a broker or controller; drive a live client with client-cmd:".into(),
             ));
         }
-        let numbers = SpecProfile::default().provisional;
+        let readings = opts.readings.clone().unwrap_or_default();
+        let numbers = readings.provisional;
         Ok(Self {
             addr: addr.to_owned(),
             role,
             declared: opts.capabilities.clone(),
+            readings,
             numbers,
             probe: probe(addr, &numbers),
         })
@@ -240,6 +243,7 @@ impl Target for TcpTarget {
         Capabilities {
             roles: vec![self.role],
             capabilities,
+            readings: Some(self.readings.clone()),
         }
     }
 

@@ -26,6 +26,9 @@ pub const EXIT_USAGE: u8 = 2;
 pub const EXIT_TARGET: u8 = 3;
 /// Exit code: no scenario selected.
 pub const EXIT_NO_SCENARIOS: u8 = 4;
+/// Exit code: nothing failed, but the run judged nothing (every scenario unsupported), or
+/// fewer scenarios than `--min-judged`.
+pub const EXIT_NOTHING_JUDGED: u8 = 5;
 
 /// kipcheck: conformance and fuzzing for Kafka KIP-1324, KIP-1326 and KIP-1294/KIP-1256.
 #[derive(Debug, Parser)]

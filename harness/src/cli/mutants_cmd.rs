@@ -12,7 +12,7 @@ use kipcheck::model::Fault;
 use kipcheck::report::{render_mutants_text, write_mutants_reports, MUTANTS_JSON_FILE};
 use kipcheck::runner::{kill_matrix, RunOptions};
 
-use super::selection::{load_selection, FilterArgs};
+use super::selection::{load_selection, FilterArgs, Observe};
 use super::{EXIT_FINDING, EXIT_USAGE};
 
 /// Arguments of `kipcheck mutants`.
@@ -42,6 +42,9 @@ pub struct MutantsArgs {
     /// Wall-clock limit per scenario, in ms.
     #[arg(long, default_value_t = 30_000)]
     timeout_ms: u64,
+    /// `none`: hide every target's events, so the matrix shows what the wire alone catches.
+    #[arg(long, value_enum, default_value_t = Observe::Target)]
+    observe: Observe,
 }
 
 /// The `--list` text: one Markdown bullet per variant.
@@ -98,7 +101,13 @@ pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let matrix = runtime.block_on(kill_matrix(&faults, chosen, &options, &mut |_| {}));
+    let matrix = runtime.block_on(kill_matrix(
+        &faults,
+        chosen,
+        &options,
+        a.observe == Observe::Target,
+        &mut |_| {},
+    ));
     print!("{}", render_mutants_text(&matrix));
     write_mutants_reports(&a.report_dir, &matrix).map_err(|e| anyhow!("{e}"))?;
     eprintln!(

@@ -8,13 +8,14 @@ use std::time::Duration;
 
 use anyhow::anyhow;
 use clap::Args;
-use kipcheck::adapter::{target_from_spec, AdapterError, Target, TargetOptions};
+use kipcheck::adapter::{target_from_spec, AdapterError, Target, TargetOptions, Unobserved};
+use kipcheck::model::SpecProfile;
 use kipcheck::report::{standard_reporters, Reporter, TerminalOptions};
 use kipcheck::runner::{run_suite, Baseline, Grade, Partition, RunEvent, RunOptions};
 use kipcheck::scenario::{Capability, Role};
 
-use super::selection::{load_selection, FilterArgs};
-use super::{EXIT_FINDING, EXIT_TARGET, EXIT_USAGE};
+use super::selection::{load_selection, FilterArgs, Observe};
+use super::{EXIT_FINDING, EXIT_NOTHING_JUDGED, EXIT_TARGET, EXIT_USAGE};
 
 /// Arguments of `kipcheck run`.
 #[derive(Debug, Args)]
@@ -69,6 +70,20 @@ pub struct RunArgs {
     /// Show every scenario, not only failures.
     #[arg(long, short)]
     verbose: bool,
+    /// `none`: judge the target as one that reports no model events (observation steps are
+    /// recorded as not observed), to measure what the wire alone shows. `target` (default):
+    /// observe what the target reports.
+    #[arg(long, value_enum, default_value_t = Observe::Target)]
+    observe: Observe,
+    /// `tcp://` and `client-cmd:`: the spec profile (YAML, the format of the built-in
+    /// default profile) whose readings the live target follows. Scenarios that set a reading
+    /// differently are unsupported with that reason. Default: the built-in profile.
+    #[arg(long, value_name = "FILE")]
+    profile: Option<PathBuf>,
+    /// Fail the run (exit 5) if fewer than N scenarios judged the target: a CI gate that
+    /// notices when a target stops being asked what it used to be.
+    #[arg(long, value_name = "N")]
+    min_judged: Option<usize>,
 }
 
 fn parse_role(s: &str) -> Result<Role, String> {
@@ -90,13 +105,30 @@ fn parse_grade(s: &str) -> Result<Grade, String> {
 }
 
 fn target_for(a: &RunArgs) -> anyhow::Result<Arc<dyn Target>> {
+    let readings = match &a.profile {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| AdapterError::Setup(format!("--profile {}: {e}", path.display())))?;
+            Some(
+                SpecProfile::from_yaml(&text).map_err(|e| {
+                    AdapterError::Setup(format!("--profile {}: {e}", path.display()))
+                })?,
+            )
+        }
+        None => None,
+    };
     let opts = TargetOptions {
         role: a.role,
         capabilities: a.capabilities.clone(),
         exec_call_timeout: a.exec_call_timeout_ms.map(Duration::from_millis),
         exec_max_line_bytes: a.exec_max_line_bytes,
+        readings,
     };
-    Ok(target_from_spec(&a.target, &opts)?)
+    let target = target_from_spec(&a.target, &opts)?;
+    Ok(match a.observe {
+        Observe::Target => target,
+        Observe::None => Arc::new(Unobserved(target)),
+    })
 }
 
 /// Runs `kipcheck run`.
@@ -176,8 +208,24 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     if summary.errored > 0 {
         return Ok(ExitCode::from(EXIT_TARGET));
     }
-    if !summary.is_green() {
+    if summary.failed > 0 || summary.unexpected_passes > 0 {
         return Ok(ExitCode::from(EXIT_FINDING));
+    }
+    if summary.nothing_judged() {
+        eprintln!(
+            "kipcheck: nothing judged: the target could not be asked any of the {} selected scenario(s)",
+            summary.total
+        );
+        return Ok(ExitCode::from(EXIT_NOTHING_JUDGED));
+    }
+    if let Some(min) = a.min_judged {
+        if summary.judged < min {
+            eprintln!(
+                "kipcheck: {} scenario(s) judged, fewer than --min-judged {min}",
+                summary.judged
+            );
+            return Ok(ExitCode::from(EXIT_NOTHING_JUDGED));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -228,6 +276,13 @@ fn command_line(a: &RunArgs, seed: u64) -> String {
     if a.scenarios != std::path::Path::new("scenarios") {
         c.push("--scenarios".into());
         c.push(a.scenarios.display().to_string());
+    }
+    if a.observe == Observe::None {
+        c.push("--observe none".into());
+    }
+    if let Some(p) = &a.profile {
+        c.push("--profile".into());
+        c.push(shell_word(&p.display().to_string()));
     }
     if let Some(b) = &a.baseline {
         c.push("--baseline".into());

@@ -74,3 +74,12 @@ impl FilterArgs {
         }
     }
 }
+
+/// Whether the target's reported events are used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(super) enum Observe {
+    /// Use the events the target reports (where it reports any).
+    Target,
+    /// Ignore them: judge on the wire only.
+    None,
+}

@@ -108,6 +108,9 @@ mod tests {
             verdict,
             unsupported_reason: (verdict == RunVerdict::Unsupported)
                 .then(|| "target lacks events".to_owned()),
+            unsupported_causes: Vec::new(),
+            steps_judged: 0,
+            steps_not_observed: 0,
             failure,
             duration_ms: 1.0,
             simulated_ms: 0,

@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 use super::diff::{pair_side_by_side, visible, DiffLine, LineDiff, LineTag};
 use super::hex::{hex_dump, HexDump};
 use super::labels::{
-    count_of, counts_sentence, grade_word, outcome_word, scenarios, simulated, verdict_key,
-    verdict_tag, verdict_words, wall, VERDICTS,
+    count_of, counts_sentence, grade_word, judged_sentence, outcome_word, scenarios, simulated,
+    steps_words, unsupported_groups, verdict_key, verdict_tag, verdict_words, wall, VERDICTS,
 };
 use super::record::{is_finding, RunRecord};
 use super::text::{failure_diff, location_line, STALE_MESSAGE};
@@ -66,11 +66,25 @@ fn header(out: &mut String, record: &RunRecord) {
     let class = if s.is_green() { "passed" } else { "failed" };
     let _ = writeln!(
         out,
-        "<header class=\"run {class}\">\n<h1>kipcheck: {}</h1>\n<p class=\"counts\">{}: {}</p>\n<dl class=\"facts\">",
+        "<header class=\"run {class}\">\n<h1>kipcheck: {}</h1>\n<p class=\"counts\">{}: {}</p>\n<p class=\"judged\">{}</p>",
         outcome_word(&s),
         scenarios(s.total),
-        counts_sentence(&s)
+        counts_sentence(&s),
+        escape(&judged_sentence(&s))
     );
+    let groups = unsupported_groups(&s);
+    if !groups.is_empty() {
+        out.push_str("<p class=\"unsupported-causes\">unsupported, by cause:");
+        for (k, n) in groups {
+            let _ = write!(
+                out,
+                " <span class=\"cause\">{} <b>{n}</b></span>",
+                escape(k)
+            );
+        }
+        out.push_str("</p>\n");
+    }
+    out.push_str("<dl class=\"facts\">\n");
     let mut fact = |k: &str, v: &str, code: bool| {
         let v = escape(v);
         let v = if code { format!("<code>{v}</code>") } else { v };
@@ -167,7 +181,16 @@ fn scenario(out: &mut String, r: &ScenarioResult) {
         out,
         "<details class=\"scenario v-{key}\" id=\"s-{id}\" data-verdict=\"{key}\" data-kip=\"{kip}\" data-search=\"{search}\"{open}>\n\
          <summary><span class=\"badge\">{tag}</span> <code class=\"id\">{id}</code> <span class=\"title\">{title}</span> \
-         <span class=\"meta\">{kip} · {area} · {grade} · {wall} · {sim} simulated</span></summary>\n<div class=\"body\">",
+         <span class=\"meta\">{kip} · {area} · {grade} · {wall} · {sim} simulated</span>{steps}</summary>\n<div class=\"body\">",
+        steps = if matches!(r.verdict, Verdict::Unsupported | Verdict::Errored) {
+            String::new()
+        } else {
+            format!(
+                " <span class=\"badge steps{}\">{}</span>",
+                if r.steps_not_observed > 0 { " partial" } else { "" },
+                steps_words(r.steps_judged, r.steps_not_observed)
+            )
+        },
         id = escape(&r.id),
         kip = escape(&r.kip),
         search = escape(&search_text(r)),

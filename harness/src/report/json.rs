@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::record::RunRecord;
-use crate::runner::{Failure, Grade, Summary, Verdict, FORMAT_VERSION};
+use crate::runner::{Failure, Grade, Summary, UnsupportedCause, Verdict, FORMAT_VERSION};
 
 /// File name of the JSON report inside the report directory.
 pub const JSON_FILE: &str = "results.json";
@@ -35,6 +35,9 @@ struct ScenarioEntry<'a> {
     requirements: &'a [String],
     verdict: Verdict,
     unsupported_reason: Option<&'a str>,
+    unsupported_causes: &'a [UnsupportedCause],
+    steps_judged: usize,
+    steps_not_observed: usize,
     duration_ms: f64,
     simulated_ms: u64,
     reproduce: &'a str,
@@ -67,6 +70,9 @@ pub fn render_json(record: &RunRecord) -> Result<String, serde_json::Error> {
                 requirements: &r.requirements,
                 verdict: r.verdict,
                 unsupported_reason: r.unsupported_reason.as_deref(),
+                unsupported_causes: &r.unsupported_causes,
+                steps_judged: r.steps_judged,
+                steps_not_observed: r.steps_not_observed,
                 duration_ms: r.duration_ms,
                 simulated_ms: r.simulated_ms,
                 reproduce: &r.reproduce,

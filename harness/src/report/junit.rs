@@ -78,6 +78,10 @@ fn test_case(r: &ScenarioResult) -> TestCase {
     let mut case = TestCase::new(r.id.as_str(), status);
     case.set_classname(r.area.as_str())
         .set_time(millis(r.duration_ms));
+    case.add_properties([
+        Property::new("steps_judged", r.steps_judged.to_string()),
+        Property::new("steps_not_observed", r.steps_not_observed.to_string()),
+    ]);
     if r.verdict != Verdict::Passed && r.verdict != Verdict::Unsupported {
         let mut out = note.unwrap_or_default();
         out.push_str(&failure_block(r, FULL));

@@ -86,12 +86,54 @@ pub(crate) fn counts_sentence(s: &Summary) -> String {
         .join(", ")
 }
 
-/// `PASSED` when the run is green for a CI gate, `FAILED` otherwise.
+/// `PASSED` when the run is green for a CI gate, `NOTHING JUDGED` when no scenario judged
+/// the target (and none failed or errored), `FAILED` otherwise.
 pub(crate) fn outcome_word(s: &Summary) -> &'static str {
     if s.is_green() {
         "PASSED"
+    } else if s.nothing_judged() && s.failed == 0 && s.errored == 0 && s.unexpected_passes == 0 {
+        "NOTHING JUDGED"
     } else {
         "FAILED"
+    }
+}
+
+/// `228 of 236 scenarios judged (500 steps); 384 observation steps not observed`.
+pub(crate) fn judged_sentence(s: &Summary) -> String {
+    let mut out = format!(
+        "{} of {} judged ({} step{})",
+        s.judged,
+        scenarios(s.total),
+        s.steps_judged,
+        if s.steps_judged == 1 { "" } else { "s" }
+    );
+    if s.steps_not_observed > 0 {
+        out.push_str(&format!(
+            "; {} observation step{} not observed",
+            s.steps_not_observed,
+            if s.steps_not_observed == 1 { "" } else { "s" }
+        ));
+    }
+    out
+}
+
+/// Unsupported scenarios per cause, most first: `[("lacks virtual_clock", 40), ...]`.
+pub(crate) fn unsupported_groups(s: &Summary) -> Vec<(&str, usize)> {
+    let mut v: Vec<(&str, usize)> = s
+        .unsupported_by_cause
+        .iter()
+        .map(|(k, n)| (k.as_str(), *n))
+        .collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    v
+}
+
+/// A scenario's step counts: `3 judged` or `3 judged, 2 not observed`.
+pub(crate) fn steps_words(judged: usize, not_observed: usize) -> String {
+    if not_observed == 0 {
+        format!("{judged} judged")
+    } else {
+        format!("{judged} judged, {not_observed} not observed")
     }
 }
 

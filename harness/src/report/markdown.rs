@@ -6,7 +6,8 @@
 use std::fmt::Write as _;
 
 use super::labels::{
-    count_of, counts_sentence, outcome_word, scenarios, simulated, verdict_tag, wall, VERDICTS,
+    count_of, counts_sentence, judged_sentence, outcome_word, scenarios, simulated,
+    unsupported_groups, verdict_tag, wall, VERDICTS,
 };
 use super::record::RunRecord;
 use super::text::{failure_diff, hex_block, location_line, mismatch_line, unified, STALE_MESSAGE};
@@ -161,6 +162,16 @@ pub fn render_markdown(record: &RunRecord) -> String {
         );
     }
     let _ = writeln!(out, "{facts}\n");
+    let _ = writeln!(out, "{}\n", md_text(&judged_sentence(&s)));
+    let groups = unsupported_groups(&s);
+    if !groups.is_empty() {
+        let _ = writeln!(out, "### Unsupported, by cause\n");
+        let _ = writeln!(out, "| cause | scenarios |\n| --- | ---: |");
+        for (k, n) in groups {
+            let _ = writeln!(out, "| {} | {n} |", md_text(k));
+        }
+        out.push('\n');
+    }
 
     let _ = writeln!(out, "### By KIP\n");
     let _ = writeln!(out, "| KIP | {} | Total |", COLUMNS.join(" | "));

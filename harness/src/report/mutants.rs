@@ -19,6 +19,7 @@ pub const MUTANTS_HTML_FILE: &str = "mutants.html";
 struct MutantsFile<'a> {
     format_version: u32,
     seed: u64,
+    observed: bool,
     scenarios: usize,
     variants_total: usize,
     caught: usize,
@@ -51,6 +52,7 @@ pub fn render_mutants_json(m: &KillMatrix) -> Result<String, serde_json::Error> 
     let file = MutantsFile {
         format_version: MUTANTS_FORMAT_VERSION,
         seed: m.seed,
+        observed: m.observed,
         scenarios: m.scenarios.len(),
         variants_total: m.variants.len(),
         caught: m.caught(),
@@ -68,11 +70,16 @@ pub fn render_mutants_json(m: &KillMatrix) -> Result<String, serde_json::Error> 
 /// The headline: `N/M variants caught`.
 fn headline(m: &KillMatrix) -> String {
     format!(
-        "{}/{} faulty variants caught by {} scenarios (seed {})",
+        "{}/{} faulty variants caught by {} scenarios (seed {}{})",
         m.caught(),
         m.variants.len(),
         m.scenarios.len(),
-        m.seed
+        m.seed,
+        if m.observed {
+            ""
+        } else {
+            ", on the wire only: --observe none"
+        }
     )
 }
 

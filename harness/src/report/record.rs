@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use crate::runner::{RunEvent, RunInfo, ScenarioResult, Summary, Verdict};
 
 /// What the runner's `Finished` event said about the whole run.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunTotals {
     /// Counts.
     pub summary: Summary,
@@ -54,7 +54,7 @@ impl RunRecord {
                 simulated_ms,
             } => {
                 self.totals = Some(RunTotals {
-                    summary: *summary,
+                    summary: summary.clone(),
                     duration_ms: *duration_ms,
                     simulated_ms: *simulated_ms,
                 })
@@ -87,14 +87,14 @@ impl RunRecord {
     /// results seen so far.
     pub fn summary(&self) -> Summary {
         match &self.totals {
-            Some(t) => t.summary,
+            Some(t) => t.summary.clone(),
             None => count(self.results()),
         }
     }
 
     /// Wall-clock time of the run, if it finished.
     pub fn duration_ms(&self) -> Option<f64> {
-        self.totals.map(|t| t.duration_ms)
+        self.totals.as_ref().map(|t| t.duration_ms)
     }
 
     /// Simulated time: the runner's total, or the sum over results seen so far.
@@ -109,7 +109,7 @@ impl RunRecord {
     pub fn by_kip(&self) -> BTreeMap<&str, Summary> {
         let mut out: BTreeMap<&str, Summary> = BTreeMap::new();
         for r in self.results() {
-            out.entry(r.kip.as_str()).or_default().add(r.verdict);
+            out.entry(r.kip.as_str()).or_default().add(r);
         }
         out
     }
@@ -135,7 +135,7 @@ pub(crate) fn is_finding(v: Verdict) -> bool {
 fn count<'a>(results: impl Iterator<Item = &'a ScenarioResult>) -> Summary {
     let mut s = Summary::default();
     for r in results {
-        s.add(r.verdict);
+        s.add(r);
     }
     s
 }

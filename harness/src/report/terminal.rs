@@ -8,7 +8,10 @@ use std::io::{IsTerminal, Write};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::error::ReportError;
-use super::labels::{counts_sentence, outcome_word, scenarios, simulated, verdict_tag, wall};
+use super::labels::{
+    counts_sentence, judged_sentence, outcome_word, scenarios, simulated, steps_words,
+    unsupported_groups, verdict_tag, wall,
+};
 use super::record::{is_finding, RunRecord};
 use super::reporter::Reporter;
 use super::text::{failure_block, BlockOptions, Paint};
@@ -103,6 +106,12 @@ impl<W: Write> TerminalReporter<W> {
             Verdict::UnexpectedPass => p.magenta(&p.bold(&tag)),
         };
         let mut line = format!("{tag} [{:>9}] {}", wall(r.duration_ms), r.id);
+        if r.verdict != Verdict::Unsupported && r.verdict != Verdict::Errored {
+            line.push_str(&p.dim(&format!(
+                " [{}]",
+                steps_words(r.steps_judged, r.steps_not_observed)
+            )));
+        }
         if let Some(reason) = &r.unsupported_reason {
             line.push_str(&p.dim(&format!(" ({reason})")));
         }
@@ -133,6 +142,14 @@ impl<W: Write> TerminalReporter<W> {
             scenarios(s.total),
             counts_sentence(&s)
         );
+        text.push_str(&format!("{}\n", judged_sentence(&s)));
+        let groups = unsupported_groups(&s);
+        if !groups.is_empty() {
+            text.push_str("Unsupported, by cause (a scenario counts under each of its causes):\n");
+            for (k, n) in groups {
+                text.push_str(&format!("  {n:>4}  {k}\n"));
+            }
+        }
         match self.record.info() {
             Some(info) => text.push_str(&format!(
                 "{outcome} (seed {}, target {})\n",

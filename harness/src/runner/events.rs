@@ -2,9 +2,106 @@
 //! events only and never reach into runner state. Everything in an event is already
 //! redacted (values of sensitive keys replaced by `<redacted:sha256-prefix>`).
 
+use std::collections::BTreeMap;
+use std::fmt;
+
 use serde::Serialize;
 
+use crate::scenario::{Capability, Role};
 pub use crate::scenario::{Grade, Mismatch};
+
+/// One reason a scenario could not be judged on a target. The summary counts scenarios per
+/// cause, so a user sees at once what their target could not be asked.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case", tag = "cause", content = "detail")]
+pub enum UnsupportedCause {
+    /// The target does not play a role the scenario needs.
+    MissingRole(Role),
+    /// The target lacks a capability the scenario needs.
+    MissingCapability(Capability),
+    /// The target follows another reading of a contested point than the scenario's profile
+    /// (a live target is never told a scenario's profile).
+    Reading {
+        /// The profile field, e.g. `size_measure`.
+        reading: String,
+        /// The target's value (JSON).
+        target: String,
+        /// The scenario's value (JSON).
+        scenario: String,
+    },
+    /// Every step that could have judged the target was an observation the target does not
+    /// report: nothing was judged.
+    NothingJudged,
+    /// The target itself declined the scenario.
+    Target(String),
+}
+
+impl UnsupportedCause {
+    /// The key the summary groups by: the cause without scenario-specific values.
+    pub fn group(&self) -> String {
+        match self {
+            Self::MissingRole(r) => format!("does not play {}", r.name()),
+            Self::MissingCapability(c) => format!("lacks {}", c.name()),
+            Self::Reading { reading, .. } => format!("follows another reading of {reading}"),
+            Self::NothingJudged => "nothing judged (observation steps only)".into(),
+            Self::Target(reason) => format!("declined: {reason}"),
+        }
+    }
+
+    /// One sentence for a scenario's causes, e.g. `target does not play broker and lacks
+    /// virtual_clock`.
+    pub fn sentence(causes: &[UnsupportedCause]) -> String {
+        let roles: Vec<String> = causes
+            .iter()
+            .filter_map(|c| match c {
+                Self::MissingRole(r) => Some(r.name()),
+                _ => None,
+            })
+            .collect();
+        let caps: Vec<String> = causes
+            .iter()
+            .filter_map(|c| match c {
+                Self::MissingCapability(c) => Some(c.name()),
+                _ => None,
+            })
+            .collect();
+        let mut parts = Vec::new();
+        match (roles.is_empty(), caps.is_empty()) {
+            (true, true) => {}
+            (false, true) => parts.push(format!("target does not play {}", roles.join(", "))),
+            (true, false) => parts.push(format!("target lacks {}", caps.join(", "))),
+            (false, false) => parts.push(format!(
+                "target does not play {} and lacks {}",
+                roles.join(", "),
+                caps.join(", ")
+            )),
+        }
+        for c in causes {
+            match c {
+                Self::Reading {
+                    reading,
+                    target,
+                    scenario,
+                } => parts.push(format!(
+                    "target follows {reading} = {target}, the scenario needs {scenario}"
+                )),
+                Self::NothingJudged => parts.push(
+                    "nothing judged: every check is an observation the target does not report"
+                        .into(),
+                ),
+                Self::Target(reason) => parts.push(reason.clone()),
+                Self::MissingRole(_) | Self::MissingCapability(_) => {}
+            }
+        }
+        parts.join("; ")
+    }
+}
+
+impl fmt::Display for UnsupportedCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&Self::sentence(std::slice::from_ref(self)))
+    }
+}
 
 /// Version of the `results.json` format (and of these event shapes).
 pub const FORMAT_VERSION: u32 = 1;
@@ -71,6 +168,12 @@ pub struct ScenarioResult {
     pub verdict: Verdict,
     /// Why it was unsupported (missing capabilities), if so.
     pub unsupported_reason: Option<String>,
+    /// Why it was unsupported, one cause each.
+    pub unsupported_causes: Vec<UnsupportedCause>,
+    /// Steps whose expectation was checked against the target.
+    pub steps_judged: usize,
+    /// Observation steps not observed (the target reports no events).
+    pub steps_not_observed: usize,
     /// Failure details for Failed, ExpectedFailure and Errored.
     pub failure: Option<Failure>,
     /// Wall-clock time spent.
@@ -82,7 +185,7 @@ pub struct ScenarioResult {
 }
 
 /// Counts of a run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
     /// Passed.
     pub passed: usize,
@@ -98,12 +201,38 @@ pub struct Summary {
     pub errored: usize,
     /// All scenarios run.
     pub total: usize,
+    /// Scenarios that judged the target (passed, failed, expected failures, unexpected
+    /// passes): the rest were unsupported or errored.
+    pub judged: usize,
+    /// Steps judged, over all scenarios.
+    pub steps_judged: usize,
+    /// Observation steps not observed, over all scenarios.
+    pub steps_not_observed: usize,
+    /// Unsupported scenarios per cause ([`UnsupportedCause::group`]); a scenario with two
+    /// causes counts under each.
+    pub unsupported_by_cause: BTreeMap<String, usize>,
 }
 
 impl Summary {
-    /// Adds one verdict.
-    pub fn add(&mut self, v: Verdict) {
+    /// Adds one scenario's result.
+    pub fn add(&mut self, r: &ScenarioResult) {
+        self.add_verdict(r.verdict);
+        self.steps_judged += r.steps_judged;
+        self.steps_not_observed += r.steps_not_observed;
+        for c in &r.unsupported_causes {
+            *self.unsupported_by_cause.entry(c.group()).or_default() += 1;
+        }
+    }
+
+    /// Adds one verdict alone (no step counts).
+    pub fn add_verdict(&mut self, v: Verdict) {
         self.total += 1;
+        if matches!(
+            v,
+            Verdict::Passed | Verdict::Failed | Verdict::ExpectedFailure | Verdict::UnexpectedPass
+        ) {
+            self.judged += 1;
+        }
         match v {
             Verdict::Passed => self.passed += 1,
             Verdict::Failed => self.failed += 1,
@@ -114,9 +243,15 @@ impl Summary {
         }
     }
 
-    /// True if the run is green for a CI gate: no failures, no errors, no stale baseline entries.
+    /// True if the run is green for a CI gate: it judged something, and there are no
+    /// failures, no errors, no stale baseline entries.
     pub fn is_green(&self) -> bool {
-        self.failed == 0 && self.errored == 0 && self.unexpected_passes == 0
+        self.judged > 0 && self.failed == 0 && self.errored == 0 && self.unexpected_passes == 0
+    }
+
+    /// True if no scenario judged the target (all unsupported or errored).
+    pub fn nothing_judged(&self) -> bool {
+        self.judged == 0
     }
 }
 

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::events::{ScenarioResult, Verdict};
 use super::run::{run_suite, RunOptions};
-use crate::adapter::{MutantTarget, ReferenceTarget, Target};
+use crate::adapter::{MutantTarget, ReferenceTarget, Target, Unobserved};
 use crate::model::Fault;
 use crate::scenario::Scenario;
 
@@ -46,6 +46,9 @@ pub struct KillMatrix {
     pub reference_failures: Vec<String>,
     /// One entry per variant run, in [`Fault::ALL`] order.
     pub variants: Vec<VariantOutcome>,
+    /// False when the run hid the targets' events (`--observe none`): the matrix then shows
+    /// what the wire alone catches.
+    pub observed: bool,
 }
 
 impl KillMatrix {
@@ -103,12 +106,21 @@ fn not_passing(results: &[ScenarioResult]) -> Vec<String> {
 
 /// Runs `scenarios` against the reference, then against each of `faults` (one variant at a
 /// time), calling `on_variant` as each variant finishes. `options.baseline` is ignored.
+/// With `observe` false every target is wrapped in [`Unobserved`]: no events are seen.
 pub async fn kill_matrix(
     faults: &[Fault],
     scenarios: Vec<Scenario>,
     options: &RunOptions,
+    observe: bool,
     on_variant: &mut (dyn FnMut(&VariantOutcome) + Send),
 ) -> KillMatrix {
+    let wrap = |t: Arc<dyn Target>| -> Arc<dyn Target> {
+        if observe {
+            t
+        } else {
+            Arc::new(Unobserved(t))
+        }
+    };
     let options = RunOptions {
         baseline: None,
         ..options.clone()
@@ -122,10 +134,10 @@ pub async fn kill_matrix(
             not_passing(&run_suite(target, scenarios, options, &mut quiet).await.0)
         }
     };
-    let reference_failures = failures(Arc::new(ReferenceTarget)).await;
+    let reference_failures = failures(wrap(Arc::new(ReferenceTarget))).await;
     let mut variants = Vec::with_capacity(faults.len());
     for &fault in faults {
-        let killed_by = failures(Arc::new(MutantTarget { fault }))
+        let killed_by = failures(wrap(Arc::new(MutantTarget { fault })))
             .await
             .into_iter()
             .filter(|id| !reference_failures.contains(id))
@@ -143,5 +155,6 @@ pub async fn kill_matrix(
         scenarios: ids,
         reference_failures,
         variants,
+        observed: observe,
     }
 }

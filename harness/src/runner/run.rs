@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 
 use super::baseline::Baseline;
-use super::events::{Failure, RunEvent, RunInfo, ScenarioResult, Summary, Verdict};
+use super::events::{Failure, RunEvent, RunInfo, ScenarioResult, Summary};
 use super::execute::{execute, ScenarioOutcome};
 use super::select::scenario_seed;
 use crate::adapter::Target;
@@ -98,6 +98,9 @@ pub async fn run_suite(
             requirements: s.file.requirements.clone(),
             verdict: outcome.verdict,
             unsupported_reason: outcome.unsupported_reason,
+            unsupported_causes: outcome.unsupported_causes,
+            steps_judged: outcome.steps_judged,
+            steps_not_observed: outcome.steps_not_observed,
             failure: outcome.failure,
             duration_ms: elapsed.as_secs_f64() * 1000.0,
             simulated_ms: outcome.simulated_ms,
@@ -112,14 +115,14 @@ pub async fn run_suite(
             b.apply(&mut r);
         }
         simulated += r.simulated_ms;
-        summary.add(r.verdict);
+        summary.add(&r);
         on_event(&RunEvent::ScenarioFinished(Box::new(r.clone())));
         results.push(r);
     }
     let _ = target_name;
     results.sort_by(|a, b| a.id.cmp(&b.id));
     on_event(&RunEvent::Finished {
-        summary,
+        summary: summary.clone(),
         duration_ms: started.elapsed().as_secs_f64() * 1000.0,
         simulated_ms: simulated,
     });
@@ -147,19 +150,14 @@ fn base_command(command: &str) -> String {
 }
 
 fn errored(s: &Scenario, message: String) -> ScenarioOutcome {
-    ScenarioOutcome {
-        verdict: Verdict::Errored,
-        unsupported_reason: None,
-        failure: Some(Failure {
-            step: None,
-            location: format!("{}:1:1", s.path.display()),
-            step_yaml: String::new(),
-            message,
-            expected: None,
-            actual: None,
-            mismatches: Vec::new(),
-            raw_hex: None,
-        }),
-        simulated_ms: 0,
-    }
+    ScenarioOutcome::errored(Failure {
+        step: None,
+        location: format!("{}:1:1", s.path.display()),
+        step_yaml: String::new(),
+        message,
+        expected: None,
+        actual: None,
+        mismatches: Vec::new(),
+        raw_hex: None,
+    })
 }

@@ -479,10 +479,11 @@ pub enum Step {
 }
 
 impl Step {
-    /// Capabilities this step needs.
+    /// Capabilities this step needs. Observation steps need none: where the target reports
+    /// no events they are recorded as not observed (a scenario that only an observation can
+    /// judge says `requires: [events]`).
     pub fn needs(&self) -> Vec<Capability> {
         match self {
-            Step::ExpectEvent(_) | Step::ExpectNoEvent { .. } => vec![Capability::Events],
             Step::ExpectNoRequest(s) if s.real_time => Vec::new(),
             Step::Advance { .. } | Step::ExpectNoRequest(_) => vec![Capability::VirtualClock],
             Step::ExpectRequest(s) if s.after_ms.is_some() => vec![Capability::VirtualClock],
@@ -491,6 +492,34 @@ impl Step {
             Step::Timeout { .. } => vec![Capability::VirtualClock],
             _ => Vec::new(),
         }
+    }
+}
+
+impl Step {
+    /// An observation: judged on the target's reported events, where it reports them.
+    pub fn is_observation(&self) -> bool {
+        matches!(self, Step::ExpectEvent(_) | Step::ExpectNoEvent { .. })
+    }
+
+    /// A step that checks something (on the wire, or an observation): the steps a verdict
+    /// rests on. The others (send, start, respond, advance, ...) only act.
+    pub fn is_judgement(&self) -> bool {
+        matches!(
+            self,
+            Step::ExpectResponse(_)
+                | Step::ExpectClose(_)
+                | Step::ExpectOneOf(_)
+                | Step::ExpectRequest(_)
+                | Step::ExpectNoRequest(_)
+                | Step::ExpectReleased(_)
+                | Step::ExpectEvent(_)
+                | Step::ExpectNoEvent { .. }
+        )
+    }
+
+    /// A judgement made on the wire (not an observation).
+    pub fn is_wire_judgement(&self) -> bool {
+        self.is_judgement() && !self.is_observation()
     }
 }
 

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use kipcheck::runner::{
-    Failure, Grade, Mismatch, RunEvent, RunInfo, ScenarioResult, Summary, Verdict,
+    Failure, Grade, Mismatch, RunEvent, RunInfo, ScenarioResult, Summary, UnsupportedCause, Verdict,
 };
 
 /// The id of the failed scenario, whose title carries a `<script>` injection.
@@ -58,6 +58,13 @@ fn result(id: &str, area: &str, kip: &str, verdict: Verdict) -> ScenarioResult {
         requirements: vec![],
         verdict,
         unsupported_reason: None,
+        unsupported_causes: vec![],
+        steps_judged: if verdict == Verdict::Unsupported || verdict == Verdict::Errored {
+            0
+        } else {
+            2
+        },
+        steps_not_observed: 0,
         failure: None,
         duration_ms: 1.5,
         simulated_ms: 1000,
@@ -117,6 +124,9 @@ pub fn results() -> Vec<ScenarioResult> {
     );
     unsupported.grade = Grade::Should;
     unsupported.unsupported_reason = Some("target lacks capability: client type streams".into());
+    unsupported.unsupported_causes = vec![UnsupportedCause::Target(
+        "target lacks capability: client type streams".into(),
+    )];
     unsupported.simulated_ms = 0;
     unsupported.duration_ms = 0.25;
 
@@ -196,6 +206,15 @@ pub fn summary() -> Summary {
         unexpected_passes: 1,
         errored: 1,
         total: 6,
+        judged: 4,
+        steps_judged: 8,
+        steps_not_observed: 0,
+        unsupported_by_cause: [(
+            "declined: target lacks capability: client type streams".to_owned(),
+            1,
+        )]
+        .into_iter()
+        .collect(),
     }
 }
 

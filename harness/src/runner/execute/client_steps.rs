@@ -1,0 +1,225 @@
+//! Steps where kipcheck plays the brokers (and controller) a client or registering broker
+//! target talks to: it takes the requests the target sends, judges them (API, node, version,
+//! body, timing since the previous step), answers them, and watches for requests that must
+//! not come and for user requests the client releases.
+
+use std::collections::VecDeque;
+
+use serde_json::Value;
+
+use super::failure::{StepFail, StepFailure};
+use super::redact::yaml;
+use super::scenario::{Exec, Received};
+use crate::adapter::EMULATED_CONTROLLER_NODE;
+use crate::codec::{
+    self, limits::DEFAULT_MAX_FRAME_SIZE, to_hex, ApiKey, RequestBody, ResponseBody, ResponseHeader,
+};
+use crate::runner::events::Mismatch;
+use crate::scenario::load::response_body;
+use crate::scenario::matcher::compare;
+use crate::scenario::{
+    ExpectNoRequestStep, ExpectReleasedStep, ExpectRequestStep, MatchMode, RespondStep,
+};
+
+impl Exec<'_> {
+    /// `expect_request`: the client target sends the expected request.
+    pub(super) async fn expect_request(&mut self, e: &ExpectRequestStep) -> Result<(), StepFail> {
+        let Some(req) = self.session.next_request(e.within_ms).await? else {
+            return Err(StepFailure::msg(format!(
+                "no request within {} ms (expected {})",
+                e.within_ms, e.api
+            )));
+        };
+        let (node, api_key, version, body_json) = self.take_request(&req)?;
+        let want = RequestBody::info_by_name(&e.api).map(|i| i.api_key);
+        if Some(api_key) != want {
+            let mut fail = StepFailure::msg(format!(
+                "expected a {} request, the target sent {} to node {node}",
+                e.api,
+                RequestBody::info(api_key).map_or("an unknown API", |i| i.name)
+            ));
+            fail.actual = Some(yaml(&body_json));
+            return Err(fail);
+        }
+        let mut mismatches = Vec::new();
+        if let Some(from) = e.from {
+            if from != node {
+                mismatches.push(Mismatch {
+                    path: "node".into(),
+                    expected: from.to_string(),
+                    actual: node.to_string(),
+                });
+            }
+        }
+        if let Some(v) = e.version {
+            if v != version {
+                mismatches.push(Mismatch {
+                    path: "version".into(),
+                    expected: v.to_string(),
+                    actual: version.to_string(),
+                });
+            }
+        }
+        if let Some(p) = &e.after_ms {
+            let after = req.at_ms.saturating_sub(self.last_step_end);
+            mismatches.extend(compare(
+                p,
+                Some(&Value::from(after)),
+                MatchMode::Subset,
+                &self.numbers,
+                "after_ms",
+            ));
+        }
+        if let Some(p) = &e.body {
+            mismatches.extend(compare(p, Some(&body_json), e.mode, &self.numbers, "body"));
+        }
+        if !mismatches.is_empty() {
+            return Err(self.mismatch_fail(mismatches, e.body.as_ref(), &body_json));
+        }
+        Ok(())
+    }
+    /// `respond`: kipcheck, as an emulated node, answers the oldest unanswered request.
+    pub(super) async fn respond(&mut self, r: &RespondStep) -> Result<(), StepFail> {
+        let Some(req) = self.received.get_mut(&r.to).and_then(VecDeque::pop_front) else {
+            return Err(StepFailure::msg(format!(
+                "respond: the target has no unanswered request to node {}",
+                r.to
+            )));
+        };
+        let info = ResponseBody::info(req.api_key)
+            .ok_or_else(|| StepFailure::msg("respond: unknown API"))?;
+        let body = match &r.body {
+            Some(b) => {
+                response_body(info.name, Some(b), &self.numbers).map_err(StepFailure::msg)?
+            }
+            None => self.default_response(r.to, req.api_key),
+        };
+        let header = ResponseHeader {
+            correlation_id: req.correlation_id,
+            ..Default::default()
+        };
+        let frame = codec::encode_response_frame(&header, &body, req.version)
+            .map_err(|e| StepFailure::msg(format!("respond: cannot encode: {e}")))?;
+        self.session.respond(r.to, frame).await?;
+        Ok(())
+    }
+    /// `expect_no_request`: nothing (of that API, to that node) is sent within the time.
+    pub(super) async fn expect_no_request(
+        &mut self,
+        e: &ExpectNoRequestStep,
+    ) -> Result<(), StepFail> {
+        let deadline = self.session.now_ms() + e.within_ms;
+        loop {
+            let left = deadline.saturating_sub(self.session.now_ms());
+            let Some(req) = self.session.next_request(left).await? else {
+                break;
+            };
+            let (node, api_key, _, body_json) = self.take_request(&req)?;
+            let api_ok = e
+                .api
+                .as_ref()
+                .is_none_or(|a| RequestBody::info_by_name(a).map(|i| i.api_key) == Some(api_key));
+            if api_ok && e.from.is_none_or(|f| f == node) {
+                let mut fail = StepFailure::msg(format!(
+                    "expected no request, but the target sent {} to node {node} after {} ms",
+                    RequestBody::info(api_key).map_or("?", |i| i.name),
+                    req.at_ms.saturating_sub(self.last_step_end)
+                ));
+                fail.actual = Some(yaml(&body_json));
+                return Err(fail);
+            }
+            if left == 0 {
+                break;
+            }
+        }
+        Ok(())
+    }
+    /// `expect_released`: the user request is released in time.
+    pub(super) async fn expect_released(&mut self, e: &ExpectReleasedStep) -> Result<(), StepFail> {
+        let Some((id, at)) = self.session.next_release(e.within_ms).await? else {
+            return Err(StepFailure::msg(format!(
+                "user request {} not released within {} ms",
+                e.id, e.within_ms
+            )));
+        };
+        let mut mismatches = Vec::new();
+        if id != e.id {
+            mismatches.push(Mismatch {
+                path: "id".into(),
+                expected: e.id.to_string(),
+                actual: id.to_string(),
+            });
+        }
+        if let Some(p) = &e.after_ms {
+            let after = at.saturating_sub(self.last_step_end);
+            mismatches.extend(compare(
+                p,
+                Some(&Value::from(after)),
+                MatchMode::Subset,
+                &self.numbers,
+                "after_ms",
+            ));
+        }
+        if !mismatches.is_empty() {
+            return Err(self.mismatch_fail(mismatches, None, &Value::Null));
+        }
+        Ok(())
+    }
+
+    /// Decodes a request the target sent and records it as awaiting an answer.
+    fn take_request(
+        &mut self,
+        req: &crate::adapter::OutRequest,
+    ) -> Result<(i32, ApiKey, i16, Value), StepFail> {
+        let decoded =
+            codec::decode_request_frame(&req.frame, DEFAULT_MAX_FRAME_SIZE, &self.numbers)
+                .map_err(|e| {
+                    let mut f = StepFailure::msg(format!(
+                        "the target sent a request that does not decode: {e}"
+                    ));
+                    f.raw_hex = Some(to_hex(&req.frame));
+                    f
+                })?;
+        self.received
+            .entry(req.node)
+            .or_default()
+            .push_back(Received {
+                api_key: decoded.api_key,
+                version: decoded.header.request_api_version,
+                correlation_id: decoded.header.correlation_id,
+            });
+        let json = serde_json::to_value(&decoded.body).unwrap_or(Value::Null);
+        Ok((
+            req.node,
+            decoded.api_key,
+            decoded.header.request_api_version,
+            json,
+        ))
+    }
+
+    fn default_response(&self, node: i32, api_key: ApiKey) -> ResponseBody {
+        use crate::model::emulated_api_versions;
+        match api_key {
+            ApiKey::API_VERSIONS => {
+                let push = self
+                    .scenario
+                    .file
+                    .setup
+                    .emulated_brokers
+                    .get(&node)
+                    .is_none_or(|b| b.push_config);
+                ResponseBody::ApiVersions(emulated_api_versions(
+                    push.then_some(self.numbers.push_config_api_key),
+                ))
+            }
+            ApiKey::BROKER_REGISTRATION if node == EMULATED_CONTROLLER_NODE => {
+                ResponseBody::BrokerRegistration(codec::BrokerRegistrationResponse {
+                    broker_epoch: 1,
+                    ..Default::default()
+                })
+            }
+            other => ResponseBody::default_for(other)
+                .unwrap_or(ResponseBody::PushConfig(Default::default())),
+        }
+    }
+}

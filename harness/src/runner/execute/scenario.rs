@@ -1,0 +1,310 @@
+//! The step loop of one scenario: decides whether the target can be asked the scenario at
+//! all (roles, capabilities, the spec readings a live target follows), opens a session, runs
+//! the steps in order, and counts what was judged. Observation steps (`expect_event`,
+//! `expect_no_event`) are evidence where the target reports events and are recorded as not
+//! observed where it does not; the verdict rests on the steps that were judged, and a
+//! scenario that judged nothing is unsupported, never passed.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use super::failure::StepFail;
+use super::redact::{yaml, Redactor};
+use crate::adapter::{AdapterError, Capabilities, PeerAction, Session, SessionConfig, Target};
+use crate::codec::{ApiKey, ProvisionalNumbers};
+use crate::model::SpecProfile;
+use crate::runner::events::{Failure, UnsupportedCause, Verdict};
+use crate::scenario::{Capability, Scenario, Step};
+
+/// How a scenario ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioOutcome {
+    /// Passed, Failed, Unsupported or Errored.
+    pub verdict: Verdict,
+    /// Why unsupported, in words.
+    pub unsupported_reason: Option<String>,
+    /// Why unsupported, one cause each (the summary groups them).
+    pub unsupported_causes: Vec<UnsupportedCause>,
+    /// Failure details.
+    pub failure: Option<Failure>,
+    /// Target time covered, ms.
+    pub simulated_ms: u64,
+    /// Steps whose expectation was checked against the target.
+    pub steps_judged: usize,
+    /// Observation steps skipped because the target reports no events.
+    pub steps_not_observed: usize,
+}
+
+impl ScenarioOutcome {
+    /// An unsupported outcome for these causes.
+    pub fn unsupported(causes: Vec<UnsupportedCause>) -> Self {
+        Self {
+            verdict: Verdict::Unsupported,
+            unsupported_reason: Some(UnsupportedCause::sentence(&causes)),
+            unsupported_causes: causes,
+            failure: None,
+            simulated_ms: 0,
+            steps_judged: 0,
+            steps_not_observed: 0,
+        }
+    }
+
+    /// An errored outcome before any step ran (setup failed, the run timed out, a panic).
+    pub fn errored(failure: Failure) -> Self {
+        Self {
+            verdict: Verdict::Errored,
+            unsupported_reason: None,
+            unsupported_causes: Vec::new(),
+            failure: Some(failure),
+            simulated_ms: 0,
+            steps_judged: 0,
+            steps_not_observed: 0,
+        }
+    }
+}
+
+/// A request kipcheck sent that awaits the target's answer.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Sent {
+    pub(super) api_key: ApiKey,
+    pub(super) version: i16,
+    pub(super) correlation_id: i32,
+}
+
+/// A request the target sent to an emulated node.
+#[derive(Clone, Debug)]
+pub(super) struct Received {
+    pub(super) api_key: ApiKey,
+    pub(super) version: i16,
+    pub(super) correlation_id: i32,
+}
+
+/// One scenario's state while its steps run.
+pub(super) struct Exec<'a> {
+    pub(super) scenario: &'a Scenario,
+    pub(super) numbers: ProvisionalNumbers,
+    pub(super) session: Box<dyn Session>,
+    pub(super) sent: BTreeMap<u32, VecDeque<Sent>>,
+    pub(super) received: BTreeMap<i32, VecDeque<Received>>,
+    pub(super) next_correlation: i32,
+    pub(super) last_step_end: u64,
+    pub(super) event_cursor: usize,
+}
+
+/// Why `target` cannot be asked `scenario`: missing roles and capabilities (observation
+/// steps need none: they are skipped where events are not reported; `requires: [events]`
+/// does gate), and, for a target that follows fixed readings, every reading the scenario's
+/// profile sets differently.
+pub fn gate(caps: &Capabilities, scenario: &Scenario) -> Vec<UnsupportedCause> {
+    let mut needs = scenario.file.requires.clone();
+    for s in &scenario.file.steps {
+        needs.extend(s.value.needs());
+    }
+    needs.sort();
+    needs.dedup();
+    let mut causes: Vec<UnsupportedCause> = scenario
+        .file
+        .roles
+        .iter()
+        .filter(|r| !caps.roles.contains(r))
+        .map(|r| UnsupportedCause::MissingRole(*r))
+        .collect();
+    causes.extend(
+        needs
+            .iter()
+            .filter(|c| !caps.capabilities.contains(c))
+            .map(|c| UnsupportedCause::MissingCapability(*c)),
+    );
+    if let Some(fixed) = &caps.readings {
+        causes.extend(
+            differing_readings(fixed, &scenario.profile)
+                .into_iter()
+                .map(|(reading, target, scenario)| UnsupportedCause::Reading {
+                    reading,
+                    target,
+                    scenario,
+                }),
+        );
+    }
+    causes
+}
+
+/// Every leaf of the profile where `a` and `b` differ: `(path, a's value, b's value)`.
+pub fn differing_readings(a: &SpecProfile, b: &SpecProfile) -> Vec<(String, String, String)> {
+    fn walk(
+        path: &str,
+        a: &serde_json::Value,
+        b: &serde_json::Value,
+        out: &mut Vec<(String, String, String)>,
+    ) {
+        match (a, b) {
+            (serde_json::Value::Object(x), serde_json::Value::Object(y)) => {
+                let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+                for k in keys {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    let null = serde_json::Value::Null;
+                    walk(
+                        &p,
+                        x.get(k).unwrap_or(&null),
+                        y.get(k).unwrap_or(&null),
+                        out,
+                    );
+                }
+            }
+            _ if a != b => out.push((path.to_owned(), a.to_string(), b.to_string())),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    let (Ok(a), Ok(b)) = (serde_json::to_value(a), serde_json::to_value(b)) else {
+        return out;
+    };
+    walk("", &a, &b, &mut out);
+    out
+}
+
+/// Runs `scenario` on `target` with `seed`.
+pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> ScenarioOutcome {
+    let caps = target.capabilities();
+    let causes = gate(&caps, scenario);
+    if !causes.is_empty() {
+        return ScenarioOutcome::unsupported(causes);
+    }
+    let observed = caps.capabilities.contains(&Capability::Events);
+    let redactor = Redactor::for_scenario(scenario);
+    let config = SessionConfig {
+        setup: scenario.file.setup.clone(),
+        profile: scenario.profile.clone(),
+        seed,
+        roles: scenario.file.roles.clone(),
+    };
+    let session = match target.open(config).await {
+        Ok(s) => s,
+        Err(AdapterError::Unsupported(reason)) => {
+            return ScenarioOutcome::unsupported(vec![UnsupportedCause::Target(reason)])
+        }
+        Err(e) => {
+            return ScenarioOutcome::errored(redactor.failure(Failure {
+                step: None,
+                location: format!("{}:1:1", scenario.path.display()),
+                step_yaml: yaml(&scenario.file.setup),
+                message: e.to_string(),
+                expected: None,
+                actual: None,
+                mismatches: Vec::new(),
+                raw_hex: None,
+            }))
+        }
+    };
+    let mut ex = Exec {
+        scenario,
+        numbers: scenario.profile.provisional,
+        session,
+        sent: BTreeMap::new(),
+        received: BTreeMap::new(),
+        next_correlation: 1,
+        last_step_end: 0,
+        event_cursor: 0,
+    };
+    let (mut judged, mut not_observed) = (0, 0);
+    for (i, step) in scenario.file.steps.iter().enumerate() {
+        if step.value.is_observation() && !observed {
+            not_observed += 1;
+            continue;
+        }
+        let result = ex.step(&step.value).await;
+        if step.value.is_judgement() && !matches!(&result, Err(f) if f.errored) {
+            judged += 1;
+        }
+        if let Err(f) = result {
+            let verdict = if f.errored {
+                Verdict::Errored
+            } else {
+                Verdict::Failed
+            };
+            let failure = Failure {
+                step: Some(i),
+                location: scenario.step_location(i),
+                step_yaml: yaml(&step.value),
+                message: f.message,
+                expected: f.expected,
+                actual: f.actual,
+                mismatches: f.mismatches,
+                raw_hex: f.raw_hex,
+            };
+            return ScenarioOutcome {
+                verdict,
+                unsupported_reason: None,
+                unsupported_causes: Vec::new(),
+                failure: Some(redactor.failure(failure)),
+                simulated_ms: ex.session.now_ms(),
+                steps_judged: judged,
+                steps_not_observed: not_observed,
+            };
+        }
+        ex.last_step_end = ex.session.now_ms();
+    }
+    if judged == 0 {
+        let mut out = ScenarioOutcome::unsupported(vec![UnsupportedCause::NothingJudged]);
+        out.steps_not_observed = not_observed;
+        out.simulated_ms = ex.session.now_ms();
+        return out;
+    }
+    ScenarioOutcome {
+        verdict: Verdict::Passed,
+        unsupported_reason: None,
+        unsupported_causes: Vec::new(),
+        failure: None,
+        simulated_ms: ex.session.now_ms(),
+        steps_judged: judged,
+        steps_not_observed: not_observed,
+    }
+}
+
+impl Exec<'_> {
+    pub(super) fn wire(&self, canonical: ApiKey) -> ApiKey {
+        self.numbers.wire_api_key(canonical)
+    }
+
+    async fn step(&mut self, step: &Step) -> Result<(), StepFail> {
+        match step {
+            Step::Send(s) => self.send(s).await,
+            Step::SendRaw(s) => self.send_raw(s).await,
+            Step::ExpectResponse(e) => self.expect_response(e).await,
+            Step::ExpectClose(e) => self.expect_close(e).await,
+            Step::ExpectOneOf(outcomes) => self.expect_one_of(outcomes).await,
+            Step::Start => Ok(self.session.act(PeerAction::Start).await?),
+            Step::Connect { node } => Ok(self.session.act(PeerAction::Connect(*node)).await?),
+            Step::Disconnect { node } => {
+                self.received.remove(node);
+                Ok(self.session.act(PeerAction::Disconnect(*node)).await?)
+            }
+            Step::Timeout { node } => {
+                if let Some(q) = self.received.get_mut(node) {
+                    q.pop_front();
+                }
+                Ok(self.session.act(PeerAction::Timeout(*node)).await?)
+            }
+            Step::UserRequest { id } => Ok(self.session.act(PeerAction::UserRequest(*id)).await?),
+            Step::Register {
+                controller_max_version,
+            } => Ok(self
+                .session
+                .act(PeerAction::Register {
+                    controller_max_version: *controller_max_version,
+                })
+                .await?),
+            Step::Failover => Ok(self.session.act(PeerAction::Failover).await?),
+            Step::Advance { ms } => Ok(self.session.advance(*ms).await?),
+            Step::ExpectRequest(e) => self.expect_request(e).await,
+            Step::Respond(r) => self.respond(r).await,
+            Step::ExpectNoRequest(e) => self.expect_no_request(e).await,
+            Step::ExpectReleased(e) => self.expect_released(e).await,
+            Step::ExpectEvent(e) => self.expect_event(e).await,
+            Step::ExpectNoEvent { event } => self.expect_no_event(event).await,
+        }
+    }
+}

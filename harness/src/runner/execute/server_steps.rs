@@ -1,0 +1,204 @@
+//! Steps where kipcheck is the client of a broker or controller target: it sends requests
+//! (typed, filled to a size, or raw) and judges the answers (decoded strictly; an undecodable
+//! answer is a finding naming field and byte offset) or the closing of the connection.
+
+use std::collections::VecDeque;
+
+use super::failure::{StepFail, StepFailure};
+use super::fill::fill_push_config;
+use super::redact::yaml;
+use super::scenario::{Exec, Sent};
+use crate::adapter::ConnOutput;
+use crate::codec::{
+    self, limits::DEFAULT_MAX_FRAME_SIZE, to_hex, RequestBody, RequestHeader, ResponseBody,
+};
+use crate::runner::events::Mismatch;
+use crate::scenario::load::request_body;
+use crate::scenario::matcher::compare;
+use crate::scenario::{
+    ExpectCloseStep, ExpectResponseStep, MatchMode, Outcome, SendRawStep, SendStep,
+};
+use serde_json::Value;
+
+impl Exec<'_> {
+    /// `send`: a typed (or filled) request to the target.
+    pub(super) async fn send(&mut self, s: &SendStep) -> Result<(), StepFail> {
+        let body = match &s.fill {
+            Some(fill) => {
+                RequestBody::PushConfig(fill_push_config(fill).map_err(StepFailure::msg)?)
+            }
+            None => {
+                request_body(&s.api, s.body.as_ref(), &self.numbers).map_err(StepFailure::msg)?
+            }
+        };
+        let header = RequestHeader {
+            request_api_key: self.wire(body.api_key()).0,
+            request_api_version: s.version,
+            correlation_id: self.next_correlation,
+            client_id: Some(s.client_id.as_deref().unwrap_or("kipcheck").into()),
+            ..Default::default()
+        };
+        let frame = codec::encode_request_frame(&header, &body, &self.numbers)
+            .map_err(|e| StepFailure::msg(format!("cannot encode the request: {e}")))?;
+        self.sent.entry(s.conn).or_default().push_back(Sent {
+            api_key: body.api_key(),
+            version: s.version,
+            correlation_id: self.next_correlation,
+        });
+        self.next_correlation += 1;
+        self.session.send(s.conn, frame).await?;
+        Ok(())
+    }
+    /// `send_raw`: raw frame bytes to the target.
+    pub(super) async fn send_raw(&mut self, s: &SendRawStep) -> Result<(), StepFail> {
+        let frame = codec::from_hex(&s.hex).ok_or_else(|| StepFailure::msg("bad hex"))?;
+        if let (Some(api), Some(version)) = (&s.api, s.version) {
+            let info = ResponseBody::info_by_name(api)
+                .ok_or_else(|| StepFailure::msg(format!("unknown API {api}")))?;
+            let corr = frame
+                .get(8..12)
+                .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+                .unwrap_or(-1);
+            self.sent.entry(s.conn).or_default().push_back(Sent {
+                api_key: info.api_key,
+                version,
+                correlation_id: corr,
+            });
+        }
+        self.session.send(s.conn, frame).await?;
+        Ok(())
+    }
+    /// `expect_response`: the target's answer matches the pattern.
+    pub(super) async fn expect_response(&mut self, e: &ExpectResponseStep) -> Result<(), StepFail> {
+        let out = self.session.recv(e.conn, 1000).await?;
+        self.check_response(e.conn, out, e.body.as_ref(), e.mode)?;
+        Ok(())
+    }
+    /// `expect_close`: the target closes the connection without answering.
+    pub(super) async fn expect_close(&mut self, e: &ExpectCloseStep) -> Result<(), StepFail> {
+        let out = self.session.recv(e.conn, 1000).await?;
+        match out {
+            Some(ConnOutput::Closed) => {}
+            Some(ConnOutput::Frame(f)) => {
+                let actual = self.describe_frame(e.conn, &f);
+                let mut fail =
+                    StepFailure::msg("expected the connection to close, but the target answered");
+                fail.expected = Some("connection closed\n".into());
+                fail.actual = Some(actual);
+                fail.raw_hex = Some(to_hex(&f));
+                return Err(fail);
+            }
+            None => {
+                return Err(StepFailure::msg(
+                    "expected the connection to close, but it stayed open with no answer",
+                ))
+            }
+        }
+        Ok(())
+    }
+    /// `expect_one_of`: any one of the alternative outcomes.
+    pub(super) async fn expect_one_of(&mut self, outcomes: &[Outcome]) -> Result<(), StepFail> {
+        // Outcomes are alternatives for one answer: read the connection they name.
+        let conn = match outcomes.first() {
+            Some(Outcome::Response(r)) => r.conn,
+            Some(Outcome::Close(c)) => c.conn,
+            None => 0,
+        };
+        let out = self.session.recv(conn, 1000).await?;
+        let mut reasons = Vec::new();
+        for o in outcomes {
+            match (o, &out) {
+                (Outcome::Close(_), Some(ConnOutput::Closed)) => return Ok(()),
+                (Outcome::Response(r), Some(ConnOutput::Frame(_))) => {
+                    let saved = self.sent.clone();
+                    match self.check_response(r.conn, out.clone(), r.body.as_ref(), r.mode) {
+                        Ok(()) => return Ok(()),
+                        Err(f) => {
+                            self.sent = saved;
+                            reasons.push(f.message)
+                        }
+                    }
+                }
+                (Outcome::Close(_), _) => reasons.push("not closed".into()),
+                (Outcome::Response(_), _) => reasons.push("no response".into()),
+            }
+        }
+        let mut fail = StepFailure::msg(format!("no acceptable outcome: {}", reasons.join("; ")));
+        if let Some(ConnOutput::Frame(f)) = &out {
+            fail.actual = Some(self.describe_frame(conn, f));
+            fail.raw_hex = Some(to_hex(f));
+        }
+        fail.expected = Some(yaml(&outcomes));
+        Err(fail)
+    }
+
+    fn check_response(
+        &mut self,
+        conn: u32,
+        out: Option<ConnOutput>,
+        pattern: Option<&Value>,
+        mode: MatchMode,
+    ) -> Result<(), StepFail> {
+        let frame = match out {
+            Some(ConnOutput::Frame(f)) => f,
+            Some(ConnOutput::Closed) => {
+                let mut f =
+                    StepFailure::msg("expected a response, but the target closed the connection");
+                f.expected = pattern.map(yaml);
+                f.actual = Some("connection closed\n".into());
+                return Err(f);
+            }
+            None => return Err(StepFailure::msg("expected a response, but none came")),
+        };
+        let Some(sent) = self.sent.get_mut(&conn).and_then(VecDeque::pop_front) else {
+            let mut f = StepFailure::msg("the target answered a request kipcheck did not send");
+            f.raw_hex = Some(to_hex(&frame));
+            return Err(f);
+        };
+        let decoded = codec::decode_response_frame(
+            &frame,
+            DEFAULT_MAX_FRAME_SIZE,
+            sent.api_key,
+            sent.version,
+        )
+        .map_err(|e| {
+            let mut f = StepFailure::msg(format!("the response does not decode: {e}"));
+            f.raw_hex = Some(to_hex(&frame));
+            f
+        })?;
+        let actual = serde_json::to_value(&decoded.body).unwrap_or(Value::Null);
+        let mut mismatches = Vec::new();
+        if decoded.header.correlation_id != sent.correlation_id {
+            mismatches.push(Mismatch {
+                path: "header.CorrelationId".into(),
+                expected: sent.correlation_id.to_string(),
+                actual: decoded.header.correlation_id.to_string(),
+            });
+        }
+        if let Some(p) = pattern {
+            mismatches.extend(compare(p, Some(&actual), mode, &self.numbers, "body"));
+        }
+        if mismatches.is_empty() {
+            Ok(())
+        } else {
+            let mut f = self.mismatch_fail(mismatches, pattern, &actual);
+            f.raw_hex = Some(to_hex(&frame));
+            Err(f)
+        }
+    }
+
+    pub(super) fn describe_frame(&mut self, conn: u32, frame: &[u8]) -> String {
+        let Some(sent) = self.sent.get_mut(&conn).and_then(VecDeque::pop_front) else {
+            return format!("an unexpected frame of {} bytes\n", frame.len());
+        };
+        match codec::decode_response_frame(
+            frame,
+            DEFAULT_MAX_FRAME_SIZE,
+            sent.api_key,
+            sent.version,
+        ) {
+            Ok(d) => yaml(&d.body),
+            Err(e) => format!("an undecodable frame: {e}\n"),
+        }
+    }
+}
