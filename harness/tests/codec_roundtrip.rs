@@ -24,8 +24,8 @@ use kipcheck::codec::{
     IncrementalAlterConfigsResponse, Message, MetadataRecordBody, MetadataRequest,
     MetadataResponse, PushConfigRequest, PushConfigResponse, PushTelemetryRequest,
     PushTelemetryResponse, RegisterBrokerRecord, RequestBody, RequestHeader, ResponseBody,
-    ResponseHeader, TaggedFields, UnregisterBrokerRequest, UnregisterBrokerResponse,
-    UpdateFeaturesRequest, UpdateFeaturesResponse, Uuid,
+    ResponseHeader, TaggedFields, UnregisterBrokerRecord, UnregisterBrokerRequest,
+    UnregisterBrokerResponse, UpdateFeaturesRequest, UpdateFeaturesResponse, Uuid,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -213,6 +213,7 @@ laws! {
     register_broker_record => RegisterBrokerRecord,
     config_record => ConfigRecord,
     feature_level_record => FeatureLevelRecord,
+    unregister_broker_record => UnregisterBrokerRecord,
 }
 
 #[test]

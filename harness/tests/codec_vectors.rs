@@ -22,7 +22,7 @@ use kipcheck::codec::{
     DescribeConfigsRequest, DescribeConfigsResponse, EncodeError, ErrorCode, Message,
     MetadataRecord, MetadataRecordBody, ProvisionalNumbers, PushConfigRequest, PushConfigResponse,
     RegisterBrokerRecord, RequestBody, RequestHeader, ResponseBody, ResponseHeader, TaggedFields,
-    UnregisterBrokerRequest, UnregisterBrokerResponse, Uuid,
+    UnregisterBrokerRecord, UnregisterBrokerRequest, UnregisterBrokerResponse, Uuid,
 };
 
 fn hex(s: &str) -> Vec<u8> {
@@ -601,4 +601,21 @@ fn unregister_broker_v0_request_and_response() {
         unknown_tagged_fields: TaggedFields::default(),
     };
     both_ways(&resp, 0, "00000000 0066 00 00");
+}
+
+#[test]
+fn unregister_broker_record_v0() {
+    let rec = UnregisterBrokerRecord {
+        broker_id: 1,
+        broker_epoch: 7,
+        unknown_tagged_fields: TaggedFields::default(),
+    };
+    both_ways(&rec, 0, "00000001 0000000000000007 00");
+    let m = MetadataRecord {
+        version: 0,
+        body: MetadataRecordBody::UnregisterBrokerRecord(rec),
+    };
+    let framed = hex("01 01 00 00000001 0000000000000007 00");
+    assert_eq!(MetadataRecord::from_bytes(&framed), Ok(m.clone()));
+    assert_eq!(m.to_bytes(), Ok(framed));
 }

@@ -43,12 +43,13 @@ const EXPECTED: &[(&str, i16, i16)] = &[
     ("GetTelemetrySubscriptionsResponse", 0, 0),
     ("PushTelemetryResponse", 0, 0),
     ("RegisterBrokerRecord", 0, 4),
+    ("UnregisterBrokerRecord", 0, 0),
     ("ConfigRecord", 0, 0),
     ("FeatureLevelRecord", 0, 0),
 ];
 
 /// The number of (message, version) pairs in [`EXPECTED`].
-const EXPECTED_PAIRS: usize = 93;
+const EXPECTED_PAIRS: usize = 94;
 
 fn jar() -> Option<PathBuf> {
     match std::env::var_os(JAVA_CODEC_JAR_ENV) {

@@ -32,6 +32,7 @@ pub mod push_telemetry_response;
 pub mod register_broker_record;
 pub mod request_header;
 pub mod response_header;
+pub mod unregister_broker_record;
 pub mod unregister_broker_request;
 pub mod unregister_broker_response;
 pub mod update_features_request;
@@ -62,6 +63,7 @@ pub use push_telemetry_response::PushTelemetryResponse;
 pub use register_broker_record::RegisterBrokerRecord;
 pub use request_header::RequestHeader;
 pub use response_header::ResponseHeader;
+pub use unregister_broker_record::UnregisterBrokerRecord;
 pub use unregister_broker_request::UnregisterBrokerRequest;
 pub use unregister_broker_response::UnregisterBrokerResponse;
 pub use update_features_request::UpdateFeaturesRequest;
@@ -107,6 +109,7 @@ crate::codec::dispatch::bodies! {
     /// A KRaft metadata record of any type this codec knows.
     MetadataRecordBody {
         RegisterBrokerRecord(0) => RegisterBrokerRecord,
+        UnregisterBrokerRecord(1) => UnregisterBrokerRecord,
         ConfigRecord(4) => ConfigRecord,
         FeatureLevelRecord(12) => FeatureLevelRecord,
     }
