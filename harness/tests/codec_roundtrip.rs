@@ -18,12 +18,14 @@ use kipcheck::codec::generated::metadata_response::MetadataResponseTopic;
 use kipcheck::codec::{
     AlterConfigsRequest, AlterConfigsResponse, ApiVersionsRequest, ApiVersionsResponse,
     BrokerRegistrationRequest, BrokerRegistrationResponse, Bytes, ConfigRecord, DecodeErrorKind,
-    EncodeError, FeatureLevelRecord, GetTelemetrySubscriptionsRequest,
+    DescribeClusterRequest, DescribeClusterResponse, DescribeConfigsRequest,
+    DescribeConfigsResponse, EncodeError, FeatureLevelRecord, GetTelemetrySubscriptionsRequest,
     GetTelemetrySubscriptionsResponse, IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse, Message, MetadataRecordBody, MetadataRequest,
     MetadataResponse, PushConfigRequest, PushConfigResponse, PushTelemetryRequest,
     PushTelemetryResponse, RegisterBrokerRecord, RequestBody, RequestHeader, ResponseBody,
-    ResponseHeader, TaggedFields, UpdateFeaturesRequest, UpdateFeaturesResponse, Uuid,
+    ResponseHeader, TaggedFields, UnregisterBrokerRecord, UnregisterBrokerRequest,
+    UnregisterBrokerResponse, UpdateFeaturesRequest, UpdateFeaturesResponse, Uuid,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -194,6 +196,12 @@ laws! {
     update_features_response => UpdateFeaturesResponse,
     broker_registration_request => BrokerRegistrationRequest,
     broker_registration_response => BrokerRegistrationResponse,
+    describe_configs_request => DescribeConfigsRequest,
+    describe_configs_response => DescribeConfigsResponse,
+    describe_cluster_request => DescribeClusterRequest,
+    describe_cluster_response => DescribeClusterResponse,
+    unregister_broker_request => UnregisterBrokerRequest,
+    unregister_broker_response => UnregisterBrokerResponse,
     get_telemetry_subscriptions_request => GetTelemetrySubscriptionsRequest,
     get_telemetry_subscriptions_response => GetTelemetrySubscriptionsResponse,
     push_telemetry_request => PushTelemetryRequest,
@@ -205,6 +213,7 @@ laws! {
     register_broker_record => RegisterBrokerRecord,
     config_record => ConfigRecord,
     feature_level_record => FeatureLevelRecord,
+    unregister_broker_record => UnregisterBrokerRecord,
 }
 
 #[test]

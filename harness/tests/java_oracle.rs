@@ -18,31 +18,38 @@ const SEED: u64 = 0x6f72_6163_6c65;
 /// Every (message, versions) both codecs know, so coverage cannot silently shrink: Kafka
 /// 4.4.0 has ApiVersions v0-5 (we: v0-4), Metadata v0-13 (we: v4-13), BrokerRegistration
 /// v0-4 (we: v0-6, v5 CordonedLogDirs from trunk, v6 KIP-1326), RegisterBrokerRecord v0-4
-/// (we: v0-5, KIP-1326), and no PushConfig.
+/// (we: v0-5, KIP-1326), and no PushConfig. Listed in API-key order, as the pairs come.
 const EXPECTED: &[(&str, i16, i16)] = &[
     ("MetadataRequest", 0, 13),
     ("ApiVersionsRequest", 0, 5),
+    ("DescribeConfigsRequest", 1, 4),
     ("AlterConfigsRequest", 0, 2),
     ("IncrementalAlterConfigsRequest", 0, 1),
     ("UpdateFeaturesRequest", 0, 2),
+    ("DescribeClusterRequest", 0, 2),
     ("BrokerRegistrationRequest", 0, 4),
+    ("UnregisterBrokerRequest", 0, 0),
     ("GetTelemetrySubscriptionsRequest", 0, 0),
     ("PushTelemetryRequest", 0, 0),
     ("MetadataResponse", 0, 13),
     ("ApiVersionsResponse", 0, 5),
+    ("DescribeConfigsResponse", 1, 4),
     ("AlterConfigsResponse", 0, 2),
     ("IncrementalAlterConfigsResponse", 0, 1),
     ("UpdateFeaturesResponse", 0, 2),
+    ("DescribeClusterResponse", 0, 2),
     ("BrokerRegistrationResponse", 0, 4),
+    ("UnregisterBrokerResponse", 0, 0),
     ("GetTelemetrySubscriptionsResponse", 0, 0),
     ("PushTelemetryResponse", 0, 0),
     ("RegisterBrokerRecord", 0, 4),
+    ("UnregisterBrokerRecord", 0, 0),
     ("ConfigRecord", 0, 0),
     ("FeatureLevelRecord", 0, 0),
 ];
 
 /// The number of (message, version) pairs in [`EXPECTED`].
-const EXPECTED_PAIRS: usize = 77;
+const EXPECTED_PAIRS: usize = 94;
 
 fn jar() -> Option<PathBuf> {
     match std::env::var_os(JAVA_CODEC_JAR_ENV) {

@@ -16,6 +16,7 @@ use crate::codec::{
     self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers, RequestBody, RequestHeader,
     ResponseBody, ResponseHeader,
 };
+use crate::model::controller_describe::CONTROLLER_APIS;
 use crate::model::{
     BrokerModel, BrokerReply, BrokerRequest, ClientInput, ClientModel, ClientOutput,
     ControllerModel, Faults, LoggedEvent, Millis, ServerConfigDefs, SpecProfile,
@@ -59,14 +60,6 @@ pub fn reference_capabilities() -> Capabilities {
         readings: None,
     }
 }
-
-/// APIs the controller model answers.
-const CONTROLLER_APIS: [ApiKey; 4] = [
-    ApiKey::BROKER_REGISTRATION,
-    ApiKey::ALTER_CONFIGS,
-    ApiKey::INCREMENTAL_ALTER_CONFIGS,
-    ApiKey::UPDATE_FEATURES,
-];
 
 /// A request the client sent that awaits kipcheck's answer.
 #[derive(Clone, Copy, Debug)]
@@ -308,7 +301,16 @@ impl ReferenceSession {
             RequestBody::UpdateFeatures(r) => {
                 ResponseBody::UpdateFeatures(c.handle_update_features(now, version, r))
             }
-            RequestBody::ApiVersions(_) => ResponseBody::ApiVersions(controller_api_versions()),
+            RequestBody::DescribeConfigs(r) => {
+                ResponseBody::DescribeConfigs(c.handle_describe_configs(version, r))
+            }
+            RequestBody::DescribeCluster(r) => {
+                ResponseBody::DescribeCluster(c.handle_describe_cluster(version, r))
+            }
+            RequestBody::UnregisterBroker(r) => {
+                ResponseBody::UnregisterBroker(c.handle_unregister_broker(now, version, r))
+            }
+            RequestBody::ApiVersions(_) => ResponseBody::ApiVersions(c.api_versions_response()),
             _ => return self.push(conn, ConnOutput::Closed),
         };
         self.respond_frame(conn, corr, version, body);
@@ -338,33 +340,6 @@ impl ReferenceSession {
             } => self.respond_frame(conn, header.correlation_id, api_version, body),
             BrokerReply::Close { .. } => self.push(conn, ConnOutput::Closed),
         }
-    }
-}
-
-/// What the reference controller advertises: ApiVersions and the controller APIs.
-fn controller_api_versions() -> codec::ApiVersionsResponse {
-    use codec::api_versions_response::ApiVersion;
-    let mut keys = vec![ApiVersion {
-        api_key: ApiKey::API_VERSIONS.0,
-        min_version: 0,
-        max_version: 4,
-        ..Default::default()
-    }];
-    for k in CONTROLLER_APIS {
-        if let Some(info) = RequestBody::info(k) {
-            keys.push(ApiVersion {
-                api_key: k.0,
-                min_version: info.valid.min,
-                max_version: info.valid.max,
-                ..Default::default()
-            });
-        }
-    }
-    keys.sort_by_key(|k| k.api_key);
-    codec::ApiVersionsResponse {
-        api_keys: keys,
-        throttle_time_ms: Some(0),
-        ..Default::default()
     }
 }
 

@@ -235,10 +235,19 @@ impl ControllerModel {
                     },
                 );
             }
+            MetadataRecordBody::UnregisterBrokerRecord(ub) => {
+                if self
+                    .brokers
+                    .get(&ub.broker_id)
+                    .is_some_and(|b| b.epoch == ub.broker_epoch)
+                {
+                    self.brokers.remove(&ub.broker_id);
+                }
+            }
         }
     }
 
-    fn append(&mut self, now: Millis, version: i16, body: MetadataRecordBody) -> u64 {
+    pub(super) fn append(&mut self, now: Millis, version: i16, body: MetadataRecordBody) -> u64 {
         let offset = self.log.len() as u64;
         let record = MetadataRecord {
             offset,
@@ -501,7 +510,7 @@ impl ControllerModel {
             })
     }
 
-    fn structural_checks_reference<'a>(
+    pub(super) fn structural_checks_reference<'a>(
         &self,
         rtype: i8,
         rname: &str,

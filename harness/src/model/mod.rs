@@ -10,6 +10,7 @@ pub mod broker;
 pub mod client;
 pub mod config_def;
 pub mod controller;
+pub mod controller_describe;
 pub mod emulated;
 pub mod events;
 pub mod faults;

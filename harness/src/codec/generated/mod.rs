@@ -14,6 +14,10 @@ pub mod api_versions_response;
 pub mod broker_registration_request;
 pub mod broker_registration_response;
 pub mod config_record;
+pub mod describe_cluster_request;
+pub mod describe_cluster_response;
+pub mod describe_configs_request;
+pub mod describe_configs_response;
 pub mod feature_level_record;
 pub mod get_telemetry_subscriptions_request;
 pub mod get_telemetry_subscriptions_response;
@@ -28,6 +32,9 @@ pub mod push_telemetry_response;
 pub mod register_broker_record;
 pub mod request_header;
 pub mod response_header;
+pub mod unregister_broker_record;
+pub mod unregister_broker_request;
+pub mod unregister_broker_response;
 pub mod update_features_request;
 pub mod update_features_response;
 
@@ -38,6 +45,10 @@ pub use api_versions_response::ApiVersionsResponse;
 pub use broker_registration_request::BrokerRegistrationRequest;
 pub use broker_registration_response::BrokerRegistrationResponse;
 pub use config_record::ConfigRecord;
+pub use describe_cluster_request::DescribeClusterRequest;
+pub use describe_cluster_response::DescribeClusterResponse;
+pub use describe_configs_request::DescribeConfigsRequest;
+pub use describe_configs_response::DescribeConfigsResponse;
 pub use feature_level_record::FeatureLevelRecord;
 pub use get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest;
 pub use get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse;
@@ -52,6 +63,9 @@ pub use push_telemetry_response::PushTelemetryResponse;
 pub use register_broker_record::RegisterBrokerRecord;
 pub use request_header::RequestHeader;
 pub use response_header::ResponseHeader;
+pub use unregister_broker_record::UnregisterBrokerRecord;
+pub use unregister_broker_request::UnregisterBrokerRequest;
+pub use unregister_broker_response::UnregisterBrokerResponse;
 pub use update_features_request::UpdateFeaturesRequest;
 pub use update_features_response::UpdateFeaturesResponse;
 
@@ -60,10 +74,13 @@ crate::codec::dispatch::bodies! {
     RequestBody {
         Metadata(3) => MetadataRequest,
         ApiVersions(18) => ApiVersionsRequest,
+        DescribeConfigs(32) => DescribeConfigsRequest,
         AlterConfigs(33) => AlterConfigsRequest,
         IncrementalAlterConfigs(44) => IncrementalAlterConfigsRequest,
         UpdateFeatures(57) => UpdateFeaturesRequest,
+        DescribeCluster(60) => DescribeClusterRequest,
         BrokerRegistration(62) => BrokerRegistrationRequest,
+        UnregisterBroker(64) => UnregisterBrokerRequest,
         GetTelemetrySubscriptions(71) => GetTelemetrySubscriptionsRequest,
         PushTelemetry(72) => PushTelemetryRequest,
         PushConfig(95) => PushConfigRequest,
@@ -75,10 +92,13 @@ crate::codec::dispatch::bodies! {
     ResponseBody {
         Metadata(3) => MetadataResponse,
         ApiVersions(18) => ApiVersionsResponse,
+        DescribeConfigs(32) => DescribeConfigsResponse,
         AlterConfigs(33) => AlterConfigsResponse,
         IncrementalAlterConfigs(44) => IncrementalAlterConfigsResponse,
         UpdateFeatures(57) => UpdateFeaturesResponse,
+        DescribeCluster(60) => DescribeClusterResponse,
         BrokerRegistration(62) => BrokerRegistrationResponse,
+        UnregisterBroker(64) => UnregisterBrokerResponse,
         GetTelemetrySubscriptions(71) => GetTelemetrySubscriptionsResponse,
         PushTelemetry(72) => PushTelemetryResponse,
         PushConfig(95) => PushConfigResponse,
@@ -89,6 +109,7 @@ crate::codec::dispatch::bodies! {
     /// A KRaft metadata record of any type this codec knows.
     MetadataRecordBody {
         RegisterBrokerRecord(0) => RegisterBrokerRecord,
+        UnregisterBrokerRecord(1) => UnregisterBrokerRecord,
         ConfigRecord(4) => ConfigRecord,
         FeatureLevelRecord(12) => FeatureLevelRecord,
     }
