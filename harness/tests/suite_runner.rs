@@ -561,3 +561,58 @@ async fn the_rust_builder_speaks_the_same_vocabulary_as_yaml() {
         .expect_err("refused");
     assert_eq!(bad.message, "send: unknown API \"NoSuchApi\"");
 }
+
+/// A client scenario whose PushConfig must fit `max` bytes of `measure`.
+fn sized(max: usize, measure: &str) -> String {
+    format!(
+        "title: s\nkip: KIP-1324\ngrade: MUST\nroles: [client]\nsetup: {{ client: {{ type: consumer, config: {{ group.id: g }} }} }}\nsteps:\n  - start\n  - expect_request: {{ api: ApiVersions }}\n  - respond: {{ to: 1 }}\n  - expect_request: {{ api: PushConfig, encoded_size: {{ max: {max}, measure: {measure} }} }}\n"
+    )
+}
+
+#[tokio::test]
+async fn encoded_size_judges_the_bytes_the_target_sent() {
+    let s = scenarios(
+        "encoded-size",
+        &[
+            ("fits", &sized(10240, "request_body")),
+            ("too-small", &sized(10, "request_body")),
+            ("too-small-array", &sized(10, "configs_array")),
+        ],
+    );
+    let (results, summary, _) = run(Arc::new(ReferenceTarget), s, &options(1)).await;
+    assert_eq!((summary.passed, summary.failed), (1, 2));
+    let failure = |id: &str| {
+        let r = results.iter().find(|r| r.id == id).unwrap();
+        let m = &r.failure.as_ref().unwrap().mismatches[0];
+        (m.path.clone(), m.expected.clone(), m.actual.clone())
+    };
+    // The consumer's default push (group.id plus the default keys): the body is one byte
+    // longer than its Configs array (the empty tagged-field section).
+    let (path, expected, body) = failure("too-small");
+    assert_eq!(path, "encoded_size");
+    assert_eq!(expected, "at most 10 bytes of request_body");
+    let (_, expected, array) = failure("too-small-array");
+    assert_eq!(expected, "at most 10 bytes of configs_array");
+    let n = |s: &str| s.split(' ').next().unwrap().parse::<usize>().unwrap();
+    assert_eq!(n(&body), n(&array) + 1, "{body} vs {array}");
+}
+
+#[test]
+fn encoded_size_is_checked_at_load() {
+    let root = dir("encoded-size-load");
+    let bad = sized(10, "configs_array").replace("api: PushConfig,", "api: ApiVersions,");
+    std::fs::write(
+        root.join("area").join("bad.yaml"),
+        format!("id: bad\n{bad}"),
+    )
+    .unwrap();
+    let errors = load_dir(&root).unwrap_err();
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors[0]
+            .message
+            .contains("encoded_size measure configs_array is for PushConfig only"),
+        "{}",
+        errors[0]
+    );
+}

@@ -121,6 +121,7 @@ impl ScenarioBuilder {
             mode: MatchMode::Subset,
             within_ms: 1000,
             after_ms: None,
+            encoded_size: None,
         }))
     }
 

@@ -263,8 +263,21 @@ fn validate_step(step: &Step, numbers: &ProvisionalNumbers) -> Result<(), String
             Ok(())
         }
         Step::ExpectRequest(e) => {
-            RequestBody::info_by_name(&e.api)
+            let info = RequestBody::info_by_name(&e.api)
                 .ok_or_else(|| format!("expect_request: unknown API {:?}", e.api))?;
+            if let Some(size) = &e.encoded_size {
+                if size.measure == crate::model::SizeMeasure::ConfigsArray
+                    && info.api_key != crate::codec::ApiKey::PUSH_CONFIG
+                {
+                    return Err(
+                        "expect_request: encoded_size measure configs_array is for PushConfig only"
+                            .into(),
+                    );
+                }
+                if size.min.is_none() && size.max.is_none() {
+                    return Err("expect_request: encoded_size needs min, max or both".into());
+                }
+            }
             check_pattern(e.body.as_ref())?;
             check_pattern(e.after_ms.as_ref())
         }

@@ -13,8 +13,8 @@ pub use load::{load_dir, load_file, validate, LoadError, Scenario};
 pub use matcher::Mismatch;
 pub use schema::scenario_schema;
 pub use types::{
-    BrokerSetup, Capability, ClientSetup, ControllerSetup, EmulatedBroker, ExpectCloseStep,
-    ExpectEventStep, ExpectNoRequestStep, ExpectReleasedStep, ExpectRequestStep,
+    BrokerSetup, Capability, ClientSetup, ControllerSetup, EmulatedBroker, EncodedSize,
+    ExpectCloseStep, ExpectEventStep, ExpectNoRequestStep, ExpectReleasedStep, ExpectRequestStep,
     ExpectResponseStep, Fill, Grade, MatchMode, Outcome, RespondStep, Role, ScenarioFile,
     SendRawStep, SendStep, Setup, Step, MAX_FILL_BYTES,
 };

@@ -336,6 +336,25 @@ pub struct ExpectRequestStep {
     /// range: `{$range: [80, 120]}`).
     #[serde(default)]
     pub after_ms: Option<Value>,
+    /// Bounds on the size of the request as the target encoded it (its own bytes, not a
+    /// re-encoding), e.g. the client's `client.config.max.bytes` budget on a PushConfig.
+    #[serde(default)]
+    pub encoded_size: Option<EncodedSize>,
+}
+
+/// Bounds on a request's encoded size, in bytes under a size measure.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EncodedSize {
+    /// At least this many bytes.
+    #[serde(default)]
+    pub min: Option<usize>,
+    /// At most this many bytes.
+    #[serde(default)]
+    pub max: Option<usize>,
+    /// What is measured: `request_body` (every byte after the request header) or
+    /// `configs_array` (PushConfig only: the body less its tagged-field section).
+    pub measure: crate::model::SizeMeasure,
 }
 
 fn default_within() -> u64 {

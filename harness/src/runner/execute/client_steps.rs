@@ -12,13 +12,16 @@ use super::redact::yaml;
 use super::scenario::{Exec, Received};
 use crate::adapter::EMULATED_CONTROLLER_NODE;
 use crate::codec::{
-    self, limits::DEFAULT_MAX_FRAME_SIZE, to_hex, ApiKey, RequestBody, ResponseBody, ResponseHeader,
+    self, limits::DEFAULT_MAX_FRAME_SIZE, to_hex, ApiKey, Message, PushConfigRequest, RequestBody,
+    ResponseBody, ResponseHeader,
 };
+use crate::model::broker::measure;
+use crate::model::SizeMeasure;
 use crate::runner::events::Mismatch;
 use crate::scenario::load::response_body;
 use crate::scenario::matcher::compare;
 use crate::scenario::{
-    ExpectNoRequestStep, ExpectReleasedStep, ExpectRequestStep, MatchMode, RespondStep,
+    EncodedSize, ExpectNoRequestStep, ExpectReleasedStep, ExpectRequestStep, MatchMode, RespondStep,
 };
 
 impl Exec<'_> {
@@ -69,6 +72,9 @@ impl Exec<'_> {
                 &self.numbers,
                 "after_ms",
             ));
+        }
+        if let Some(bounds) = &e.encoded_size {
+            mismatches.extend(self.size_mismatch(&req.frame, bounds));
         }
         if let Some(p) = &e.body {
             mismatches.extend(compare(p, Some(&body_json), e.mode, &self.numbers, "body"));
@@ -221,5 +227,34 @@ impl Exec<'_> {
             other => ResponseBody::default_for(other)
                 .unwrap_or(ResponseBody::PushConfig(Default::default())),
         }
+    }
+
+    /// The request's own encoded size under `bounds.measure`, checked against the bounds.
+    fn size_mismatch(&self, frame: &[u8], bounds: &EncodedSize) -> Option<Mismatch> {
+        let (_, api_key, body) =
+            codec::split_request_head(frame, DEFAULT_MAX_FRAME_SIZE, &self.numbers)?;
+        let size = match (bounds.measure, api_key) {
+            (SizeMeasure::ConfigsArray, ApiKey::PUSH_CONFIG) => {
+                let req = PushConfigRequest::from_bytes(body, 0).ok()?;
+                measure(SizeMeasure::ConfigsArray, &req, body.len())
+            }
+            _ => body.len(),
+        };
+        let unit = serde_json::to_value(bounds.measure)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let below = bounds.min.is_some_and(|m| size < m);
+        let above = bounds.max.is_some_and(|m| size > m);
+        (below || above).then(|| Mismatch {
+            path: "encoded_size".into(),
+            expected: match (bounds.min, bounds.max) {
+                (Some(lo), Some(hi)) => format!("{lo} to {hi} bytes of {unit}"),
+                (Some(lo), None) => format!("at least {lo} bytes of {unit}"),
+                (None, Some(hi)) => format!("at most {hi} bytes of {unit}"),
+                (None, None) => String::new(),
+            },
+            actual: format!("{size} bytes of {unit}"),
+        })
     }
 }
