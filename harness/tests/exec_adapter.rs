@@ -5,7 +5,9 @@
 //! an Errored verdict carrying the stderr tail, within a bounded wall-clock time, with the
 //! process group killed afterwards; base64 frames pass through byte for byte; and `kipcheck
 //! run` exits 3 when the adapter cannot even say hello; `advance` with `until` stops the
-//! virtual clock exactly at a client's next request, and a clock moved too far is refused.
+//! virtual clock exactly at a client's next request, and a clock moved too far is refused; and
+//! after a `disconnect` or a `timeout` a client's answers are decoded against the requests they
+//! answer (JSON encoding), not against the ones the connection lost.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,7 +17,10 @@ use kipcheck::adapter::{
     target_from_spec, AdapterError, ConnOutput, ExecOptions, ExecTarget, FrameEncoding, PeerAction,
     SessionConfig, Target, TargetOptions,
 };
-use kipcheck::codec::{self, ProvisionalNumbers, RequestBody, RequestHeader};
+use kipcheck::codec::{
+    self, ApiKey, ProvisionalNumbers, RequestBody, RequestHeader, ResponseBody, ResponseHeader,
+};
+use kipcheck::model::emulated_api_versions;
 use kipcheck::runner::{execute, run_suite, select, Filters, RunOptions, Verdict};
 use kipcheck::scenario::{load_dir, Scenario};
 
@@ -208,7 +213,12 @@ async fn open_session(
 ) -> Box<dyn kipcheck::adapter::Session> {
     let target = ExecTarget::start(&misbehave(mode), opts).expect("hello");
     assert_eq!(target.encoding(), encoding);
-    let s = one("b1324-empty-configs-accepted");
+    open_scenario(&target, "b1324-empty-configs-accepted").await
+}
+
+/// Opens a session of `target` for scenario `id`'s setup and profile.
+async fn open_scenario(target: &ExecTarget, id: &str) -> Box<dyn kipcheck::adapter::Session> {
+    let s = one(id);
     let config = SessionConfig {
         setup: s.file.setup.clone(),
         profile: s.profile.clone(),
@@ -450,4 +460,95 @@ fn exec_line_cap_is_set_from_the_command_line_and_kept_in_the_reproduction() {
         ),
         "{stdout}"
     );
+}
+
+type BoxedSession = Box<dyn kipcheck::adapter::Session>;
+
+/// A session on the client fixture (`exec_fixtures/client_reconnect.py`), which fails any
+/// `respond` not decoded against the request it answers.
+async fn client_session() -> BoxedSession {
+    let command = format!(
+        "python3 {}",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/exec_fixtures/client_reconnect.py")
+            .display()
+    );
+    let target = ExecTarget::start(&command, small()).expect("hello");
+    open_scenario(&target, "c1324-retry-on-disconnect").await
+}
+
+async fn act(session: &mut BoxedSession, action: PeerAction) {
+    bounded(session.act(action)).await.expect("peer action");
+}
+
+/// The client's next request to node 1, which must be `api`: (api, version, correlation id).
+async fn expect_next(session: &mut BoxedSession, api: &'static str) -> (&'static str, i16, i32) {
+    let req = bounded(session.next_request(0))
+        .await
+        .expect("request")
+        .expect("a request is queued");
+    let d = codec::decode_request_frame(
+        &req.frame,
+        codec::limits::DEFAULT_MAX_FRAME_SIZE,
+        &ProvisionalNumbers::default(),
+    )
+    .expect("decodes");
+    assert_eq!(
+        (req.node, RequestBody::info(d.api_key).map(|i| i.name)),
+        (1, Some(api))
+    );
+    (api, d.header.request_api_version, d.header.correlation_id)
+}
+
+/// kipcheck's answer, as emulated node 1, to `(api, version, correlation id)`; the fixture
+/// refuses it unless kipcheck decoded it as that API.
+async fn answer(session: &mut BoxedSession, (api, version, correlation_id): (&str, i16, i32)) {
+    let body = match api {
+        "ApiVersions" => ResponseBody::ApiVersions(emulated_api_versions(Some(ApiKey(95)))),
+        _ => ResponseBody::PushConfig(Default::default()),
+    };
+    let header = ResponseHeader {
+        correlation_id,
+        ..Default::default()
+    };
+    let frame = codec::encode_response_frame(&header, &body, version).expect("encodes");
+    bounded(session.respond(1, frame))
+        .await
+        .unwrap_or_else(|e| panic!("{api} answered: {e:?}"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_disconnect_the_new_connections_answers_decode_as_their_own_requests() {
+    let mut session = client_session().await;
+    act(&mut session, PeerAction::Start).await;
+    let av = expect_next(&mut session, "ApiVersions").await;
+    answer(&mut session, av).await;
+    expect_next(&mut session, "PushConfig").await;
+    // The PushConfig is lost with the connection; the client reconnects only when told.
+    act(&mut session, PeerAction::Disconnect(1)).await;
+    assert!(bounded(session.next_request(0))
+        .await
+        .expect("ok")
+        .is_none());
+    act(&mut session, PeerAction::Connect(1)).await;
+    // Decoded as ApiVersions, not as the PushConfig the disconnect discarded.
+    let av = expect_next(&mut session, "ApiVersions").await;
+    answer(&mut session, av).await;
+    let push = expect_next(&mut session, "PushConfig").await;
+    answer(&mut session, push).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timed_out_request_is_not_the_one_the_next_answer_is_decoded_for() {
+    let mut session = client_session().await;
+    act(&mut session, PeerAction::Start).await;
+    let first = expect_next(&mut session, "ApiVersions").await;
+    // The first ApiVersions times out (never answered); the client sends it again at once.
+    act(&mut session, PeerAction::Timeout(1)).await;
+    let again = expect_next(&mut session, "ApiVersions").await;
+    assert_ne!(again.2, first.2);
+    answer(&mut session, again).await;
+    // Decoded as PushConfig, not as the retried ApiVersions the timeout left behind.
+    let push = expect_next(&mut session, "PushConfig").await;
+    answer(&mut session, push).await;
 }
