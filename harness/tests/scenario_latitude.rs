@@ -60,3 +60,31 @@ fn older_enum_numbering_judges_config_types_not_the_clients_default_values() {
     // The bug it catches: INT sent as its ConfigDef.Type ordinal, 2.
     assert!(!accepts(&s, 3, &kafka_4(2)));
 }
+
+#[test]
+fn the_other_feature_upgrade_is_one_every_registered_broker_supports() {
+    let s = scenario("k1294-audit-other-feature-not-audited");
+    let Step::Send(registration) = &s.file.steps[0].value else {
+        panic!("step 0 registers the broker")
+    };
+    let Step::Send(update) = &s.file.steps[2].value else {
+        panic!("step 2 upgrades a feature")
+    };
+    let body = |b: &Option<Value>| b.clone().expect("a body");
+    let (registration, update) = (body(&registration.body), body(&update.body));
+    let upgrade = &update["FeatureUpdates"][0];
+    let level = upgrade["MaxVersionLevel"].as_i64().expect("a level");
+    assert_eq!(upgrade["Feature"], "group.version");
+    // A controller that checks feature support (Kafka's FeatureControlManager) finds the
+    // broker supports the new level.
+    let supported = registration["Features"]
+        .as_array()
+        .expect("Features")
+        .iter()
+        .any(|f| {
+            f["Name"] == upgrade["Feature"]
+                && f["MinSupportedVersion"].as_i64() <= Some(level)
+                && Some(level) <= f["MaxSupportedVersion"].as_i64()
+        });
+    assert!(supported, "{registration}");
+}
