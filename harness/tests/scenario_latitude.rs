@@ -88,3 +88,24 @@ fn the_other_feature_upgrade_is_one_every_registered_broker_supports() {
         });
     assert!(supported, "{registration}");
 }
+
+#[test]
+fn a_remote_broker_config_needs_a_non_zero_code_and_a_message_nothing_more() {
+    let s = scenario("k1294-k1256-remote-broker-config");
+    let answer = |code: i16, message: Value| {
+        json!({ "ThrottleTimeMs": 0, "Responses": [
+            { "ErrorCode": code, "ErrorMessage": message, "ResourceType": 4, "ResourceName": "2" }
+        ] })
+    };
+    let kafka = "Unexpected broker id, expected 1 or empty string, but received 2";
+    assert!(accepts(&s, 1, &answer(42, json!(kafka))));
+    assert!(accepts(
+        &s,
+        1,
+        &answer(40, json!("send this to broker 2, not to the controller"))
+    ));
+    // Applied silently, or refused without a message.
+    assert!(!accepts(&s, 1, &answer(0, json!(kafka))));
+    assert!(!accepts(&s, 1, &answer(42, Value::Null)));
+    assert!(!accepts(&s, 1, &answer(42, json!(""))));
+}
