@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use kipcheck::scenario::matcher::compare;
+use kipcheck::scenario::matcher::{compare, compare_with, Captures};
 use kipcheck::scenario::{load_dir, MatchMode, Scenario, Step};
 
 fn suite() -> Vec<Scenario> {
@@ -29,6 +29,25 @@ fn expected_body(s: &Scenario, i: usize) -> (Value, MatchMode) {
         Step::ExpectResponse(e) => (e.body.clone().expect("a body pattern"), e.mode),
         other => panic!("step {i} of {} is {other:?}", s.file.id),
     }
+}
+
+/// The pattern of step `i` (a body, or an expect_event's event) and its match mode.
+fn step_pattern(s: &Scenario, i: usize) -> (Value, MatchMode) {
+    match &s.file.steps[i].value {
+        Step::ExpectEvent(e) => (e.event.clone(), MatchMode::Subset),
+        _ => expected_body(s, i),
+    }
+}
+
+/// Whether the steps `(i, actual)`, in order and with one capture map as in a scenario run,
+/// all accept their actual values.
+fn run_accepts(s: &Scenario, answers: &[(usize, Value)]) -> bool {
+    let mut captures = Captures::default();
+    answers.iter().all(|(i, actual)| {
+        let (pattern, mode) = step_pattern(s, *i);
+        let numbers = &s.profile.provisional;
+        compare_with(&pattern, Some(actual), mode, numbers, "body", &mut captures).is_empty()
+    })
 }
 
 /// Whether step `i`'s pattern accepts `actual`.
@@ -108,4 +127,87 @@ fn a_remote_broker_config_needs_a_non_zero_code_and_a_message_nothing_more() {
     assert!(!accepts(&s, 1, &answer(0, json!(kafka))));
     assert!(!accepts(&s, 1, &answer(42, Value::Null)));
     assert!(!accepts(&s, 1, &answer(42, json!(""))));
+}
+
+/// Every positive number under an epoch key of a pattern: `BrokerEpoch: 1`, `epoch: 2`.
+fn pinned_epochs(p: &Value, out: &mut Vec<String>) {
+    match p {
+        Value::Object(m) => {
+            for (k, v) in m {
+                if k.to_ascii_lowercase().ends_with("epoch") && v.as_i64().is_some_and(|n| n >= 0) {
+                    out.push(format!("{k}: {v}"));
+                }
+                pinned_epochs(v, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|x| pinned_epochs(x, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn no_scenario_pins_a_broker_epoch_number() {
+    let mut pinned = Vec::new();
+    for s in suite() {
+        for (i, step) in s.file.steps.iter().enumerate() {
+            let pattern = match &step.value {
+                Step::ExpectRequest(e) => e.body.as_ref(),
+                Step::ExpectResponse(e) => e.body.as_ref(),
+                Step::ExpectEvent(e) => Some(&e.event),
+                _ => None,
+            };
+            let mut here = Vec::new();
+            pattern
+                .into_iter()
+                .for_each(|p| pinned_epochs(p, &mut here));
+            pinned.extend(
+                here.into_iter()
+                    .map(|e| format!("{} step {i}: {e}", s.file.id)),
+            );
+        }
+    }
+    assert_eq!(pinned, Vec::<String>::new());
+}
+
+#[test]
+fn epochs_are_judged_by_their_relations_whatever_the_numbering() {
+    let s = scenario("k1326-ctrl-persist-at-level");
+    let response = |epoch: i64| {
+        (
+            1,
+            json!({ "ThrottleTimeMs": 0, "ErrorCode": 0, "BrokerEpoch": epoch }),
+        )
+    };
+    let record = |epoch: i64| {
+        let configs = json!([
+            { "Name": "num.io.threads", "Value": "16" },
+            { "Name": "log.segment.bytes", "Value": "2097152" },
+        ]);
+        let record = json!({ "BrokerId": 1, "BrokerEpoch": epoch, "StaticConfigs": configs });
+        (
+            2,
+            json!({ "event": "record_appended", "offset": 1, "version": 5, "record": record }),
+        )
+    };
+    let registered = |epoch: i64| {
+        (
+            3,
+            json!({ "event": "broker_registered", "broker_id": 1, "epoch": epoch,
+                     "static_configs": 2, "persisted": true }),
+        )
+    };
+    // Kafka's numbering (the record's offset) or any other: the same epoch throughout.
+    for epoch in [1, 7, 1 << 40] {
+        assert!(run_accepts(
+            &s,
+            &[response(epoch), record(epoch), registered(epoch)]
+        ));
+    }
+    // The record carries another epoch than the answer; no epoch assigned.
+    assert!(!run_accepts(&s, &[response(7), record(8), registered(7)]));
+    assert!(!run_accepts(&s, &[response(7), record(7), registered(8)]));
+    assert!(!run_accepts(
+        &s,
+        &[response(-1), record(-1), registered(-1)]
+    ));
 }
