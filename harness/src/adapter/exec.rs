@@ -146,6 +146,16 @@ impl Target for ExecTarget {
             events: Vec::new(),
             pending: BTreeMap::new(),
         };
+        // The broker's effective definitions (the built-in subset of Kafka's plus the
+        // scenario's), so that what a broker reports at registration can be judged exactly.
+        let broker_definitions = config
+            .setup
+            .broker
+            .clone()
+            .unwrap_or_default()
+            .settings(0)
+            .defs
+            .broker;
         let open = json!({
             "type": "open",
             "protocol": PROTOCOL_VERSION,
@@ -153,6 +163,7 @@ impl Target for ExecTarget {
             "roles": config.roles,
             "setup": config.setup,
             "profile": config.profile,
+            "broker_definitions": broker_definitions,
         });
         session.call(open, AdapterError::Setup).await?;
         Ok(Box::new(session))
