@@ -14,10 +14,15 @@ policy not called), per-entry checks (unknown or sensitive ConfigType, values th
 parse as their type -> INVALID_CONFIG), the policy verdict from the scenario setup
 (INVALID_CONFIG with the policy's message on reject), ThrottleTimeMs on every PushConfig
 response; a malformed or unsupported request closes the connection. Time is virtual: it
-moves only on "advance". It does not implement broker registration (KIP-1326 static
-configs), so it does not declare the static_configs capability.
+moves only on "advance". KIP-1326: on "peer register" it sends a BrokerRegistration to the
+emulated controller at the highest version both support (its own highest is 6), with
+StaticConfigs from v6 (the profile's first_static_configs_version): every definition in the
+open message's broker_definitions that has a validator, is not PASSWORD and not report_policy
+NEVER, at its server.properties value else its default, rendered as ConfigDef.convertToString
+does; null values are left out.
 """
 
+import decimal
 import json
 import math
 import re
@@ -25,6 +30,10 @@ import sys
 
 PROTOCOL = 1
 API_VERSIONS = 18
+BROKER_REGISTRATION = 62
+BROKER_REGISTRATION_MAX = 6   # this broker's highest BrokerRegistration version
+CONTROLLER_NODE = 3000
+NODE_ID = 1
 PUSH_CONFIG = 95          # canonical key; the wire key comes from the profile
 UNSUPPORTED_VERSION = 35
 INVALID_CONFIG = 40
@@ -78,6 +87,39 @@ def parse_value(ty, text):
     return t
 
 
+def java_double(v):
+    """Java's Double.toString: plain decimal in [1e-3, 1e7), else d.dddE[-]n; shortest digits."""
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "Infinity" if v > 0 else "-Infinity"
+    if v == 0:
+        return "-0.0" if math.copysign(1, v) < 0 else "0.0"
+    if 1e-3 <= abs(v) < 1e7:
+        text = repr(v)
+        return text if "." in text else text + ".0"
+    sign, digits, exp = decimal.Decimal(repr(v)).as_tuple()
+    e = exp + len(digits) - 1
+    rest = "".join(map(str, digits[1:])).rstrip("0") or "0"
+    return "%s%d.%sE%d" % ("-" if sign else "", digits[0], rest, e)
+
+
+def convert_to_string(ty, text):
+    """ConfigDef.parseType then convertToString, for a String input; None if it does not parse."""
+    try:
+        value = parse_value(ty, text)
+    except ValueError:
+        return None
+    if ty == "BOOLEAN":
+        return "true" if value else "false"
+    if ty == "DOUBLE":
+        d = parse_double(text.strip())
+        return None if d is None else java_double(d)
+    if ty == "LIST":
+        return ",".join(value)
+    return str(value)
+
+
 def uvarint_len(n):
     size = 1
     while n >= 0x80:
@@ -98,7 +140,7 @@ def tagged_section_len(tagged):
 class Broker:
     """One scenario's broker: settings from the open message, a virtual clock, an event log."""
 
-    def __init__(self, setup, profile):
+    def __init__(self, setup, profile, definitions):
         broker = setup.get("broker") or {}
         self.policy = broker.get("policy", "accept")
         self.max_bytes = broker.get("client_config_max_bytes") or profile["defaults"]["client_config_max_bytes"]
@@ -108,8 +150,12 @@ class Broker:
         self.measure = profile["size_measure"]
         self.numbering = TYPES_CONFIG_DEF if profile["config_type_numbering"] == "config_def_type" else TYPES_OLDER_KIP
         self.unadvertised = profile["unadvertised_push_config"]
+        self.first_static_configs_version = profile["first_static_configs_version"]
+        self.server_properties = broker.get("server_properties", {})
+        self.definitions = definitions
         self.now = 0
         self.closed = set()
+        self.correlation_id = 0
 
     # Each handler returns (outputs, events) for one message.
 
@@ -147,6 +193,32 @@ class Broker:
         if m.get("body") is None:
             return self.close(conn, events, "PushConfig decode error: " + m.get("error", "")), events
         return [self.push_config(m, events)], events
+
+    def static_configs(self):
+        """KIP-1326's inclusion rule over the broker's definitions, sorted by name."""
+        out = []
+        for name in sorted(self.definitions):
+            d = self.definitions[name]
+            if d.get("validator") is None or d["ty"] == "PASSWORD" or d.get("report_policy") == "NEVER":
+                continue
+            raw = self.server_properties.get(name, d.get("default"))
+            value = None if raw is None else convert_to_string(d["ty"], raw)
+            if value is not None:
+                out.append({"Name": name, "Value": value})
+        return out
+
+    def register(self, controller_max_version):
+        """The BrokerRegistration request to the emulated controller."""
+        version = max(0, min(controller_max_version, BROKER_REGISTRATION_MAX))
+        self.correlation_id += 1
+        body = {"BrokerId": NODE_ID, "ClusterId": "kipcheck-cluster",
+                "IncarnationId": "AAAAAAAAAAAAAAAAAAAAAQ",
+                "Listeners": [{"Name": "PLAINTEXT", "Host": "localhost", "Port": 9093, "SecurityProtocol": 0}],
+                "Features": [{"Name": "metadata.version", "MinSupportedVersion": 1, "MaxSupportedVersion": 40}]}
+        if version >= self.first_static_configs_version:
+            body["StaticConfigs"] = self.static_configs()
+        return {"node": CONTROLLER_NODE, "api_key": BROKER_REGISTRATION, "version": version,
+                "correlation_id": self.correlation_id, "client_id": "broker-%d" % NODE_ID, "body": body}
 
     def api_versions(self, m, events):
         version = m["version"]
@@ -214,7 +286,7 @@ class Broker:
 
 def main():
     out = sys.stdout
-    caps = ["events", "virtual_clock", "policy_control", "max_bytes", "throttle"]
+    caps = ["events", "virtual_clock", "policy_control", "max_bytes", "throttle", "static_configs"]
     hello = {"type": "hello", "protocol": PROTOCOL, "name": "python-broker", "roles": ["broker"],
              "capabilities": caps, "encoding": "json"}
     out.write(json.dumps(hello) + "\n")
@@ -230,7 +302,7 @@ def main():
             if m["roles"] != ["broker"]:
                 reply = {"type": "unsupported", "reason": "this adapter plays only the broker"}
             else:
-                broker = Broker(m["setup"], m["profile"])
+                broker = Broker(m["setup"], m["profile"], m["broker_definitions"])
         elif broker is None:
             reply = {"type": "error", "message": "%s before open" % kind}
         elif kind == "send":
@@ -238,6 +310,11 @@ def main():
         elif kind == "advance":
             # Nothing here is timer-driven: time just passes.
             broker.now += m["ms"]
+        elif kind == "peer" and m["action"] == "register" and m["node"] == CONTROLLER_NODE:
+            reply["requests"] = [broker.register(m["controller_max_version"])]
+        elif kind == "respond" and m["node"] == CONTROLLER_NODE and m.get("api") == "BrokerRegistration":
+            # Registered (or refused): nothing this broker does depends on the answer.
+            log("registration answered:", m.get("body", m.get("error")))
         elif kind in ("peer", "respond"):
             reply = {"type": "unsupported", "reason": "%s %s: not implemented by this broker"
                      % (kind, m.get("action", ""))}

@@ -5,7 +5,9 @@
 //! an Errored verdict carrying the stderr tail, within a bounded wall-clock time, with the
 //! process group killed afterwards; base64 frames pass through byte for byte; and `kipcheck
 //! run` exits 3 when the adapter cannot even say hello; `advance` with `until` stops the
-//! virtual clock exactly at a client's next request, and a clock moved too far is refused.
+//! virtual clock exactly at a client's next request, and a clock moved too far is refused; and
+//! after a `disconnect` or a `timeout` a client's answers are decoded against the requests they
+//! answer (JSON encoding), not against the ones the connection lost.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,8 +17,13 @@ use kipcheck::adapter::{
     target_from_spec, AdapterError, ConnOutput, ExecOptions, ExecTarget, FrameEncoding, PeerAction,
     SessionConfig, Target, TargetOptions,
 };
-use kipcheck::codec::{self, ProvisionalNumbers, RequestBody, RequestHeader};
-use kipcheck::runner::{execute, run_suite, select, Filters, RunOptions, Verdict};
+use kipcheck::codec::{
+    self, ApiKey, ProvisionalNumbers, RequestBody, RequestHeader, ResponseBody, ResponseHeader,
+};
+use kipcheck::model::emulated_api_versions;
+use kipcheck::runner::{
+    execute, run_suite, select, Filters, RunOptions, ScenarioResult, Summary, Verdict,
+};
 use kipcheck::scenario::{load_dir, Scenario};
 
 /// Every test finishes within this, whatever the adapter does.
@@ -55,13 +62,17 @@ fn small() -> ExecOptions {
     }
 }
 
-fn kip1324() -> Vec<Scenario> {
+fn kip(number: &str) -> Vec<Scenario> {
     let all = load_dir(&repo().join("scenarios")).expect("suite loads");
     let filters = Filters {
-        kips: vec!["1324".into()],
+        kips: vec![number.into()],
         ..Filters::default()
     };
     select(all, &filters, None)
+}
+
+fn kip1324() -> Vec<Scenario> {
+    kip("1324")
 }
 
 fn one(id: &str) -> Scenario {
@@ -89,7 +100,8 @@ async fn python_broker_passes_every_broker_scenario_it_declares() {
             "virtual_clock",
             "policy_control",
             "max_bytes",
-            "throttle"
+            "throttle",
+            "static_configs"
         ])
     );
     let scenarios = kip1324();
@@ -98,6 +110,27 @@ async fn python_broker_passes_every_broker_scenario_it_declares() {
         .filter(|s| s.area == "kip1324-broker")
         .count();
     assert_eq!(broker, 67);
+    let (results, summary) = run_python_broker(target, scenarios).await;
+    let passed_in = |area: &str| {
+        results
+            .iter()
+            .filter(|r| r.area == area && r.verdict == Verdict::Passed)
+            .count()
+    };
+    // Every broker scenario, the three that register first (KIP-1326) included.
+    assert_eq!(passed_in("kip1324-broker"), 67);
+    // The live-safe ApiVersions scenarios (broker role) pass too.
+    assert_eq!(passed_in("apiversions"), 4);
+    assert_eq!(summary.passed, 71);
+    // Unsupported: every client and controller scenario.
+    assert_eq!(summary.unsupported, summary.total - 71);
+}
+
+/// Runs `scenarios` against the Python example broker; nothing may fail or error.
+async fn run_python_broker(
+    target: Arc<dyn Target>,
+    scenarios: Vec<Scenario>,
+) -> (Vec<ScenarioResult>, Summary) {
     let options = RunOptions {
         seed: 7,
         jobs: 2,
@@ -112,42 +145,23 @@ async fn python_broker_passes_every_broker_scenario_it_declares() {
         .map(|r| (r.id.clone(), r.failure.as_ref().map(|f| f.message.clone())))
         .collect();
     assert_eq!(failures, vec![]);
-    let passed_in = |area: &str| {
-        results
-            .iter()
-            .filter(|r| r.area == area && r.verdict == Verdict::Passed)
-            .count()
-    };
-    assert_eq!(passed_in("kip1324-broker"), 64);
-    // The live-safe ApiVersions scenarios (broker role) pass too.
-    assert_eq!(passed_in("apiversions"), 4);
-    assert_eq!(summary.passed, 68);
     assert_eq!(summary.failed + summary.errored, 0);
-    // Unsupported: the three multi-role registration scenarios (KIP-1326 static configs are
-    // not implemented, so static_configs is not declared) and every client/controller one.
-    let broker_unsupported: Vec<(&str, &str)> = results
-        .iter()
-        .filter(|r| r.area == "kip1324-broker" && r.verdict == Verdict::Unsupported)
-        .map(|r| (r.id.as_str(), r.unsupported_reason.as_deref().unwrap_or("")))
+    (results, summary)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn python_broker_reports_static_configs_from_the_definitions_it_is_told() {
+    // The exact-set scenarios (8 validated built-in definitions) are judgeable because the
+    // open message carries the broker's effective definitions.
+    let target: Arc<dyn Target> =
+        Arc::new(ExecTarget::start(&python_broker(), ExecOptions::default()).expect("hello probe"));
+    let scenarios: Vec<Scenario> = kip("1326")
+        .into_iter()
+        .filter(|s| s.file.roles == [kipcheck::scenario::Role::Broker])
         .collect();
-    assert_eq!(
-        broker_unsupported,
-        vec![
-            (
-                "b1324-multirole-no-policy-register-then-push-refused",
-                "target lacks static_configs"
-            ),
-            (
-                "b1324-multirole-register-then-push-accepted",
-                "target lacks static_configs"
-            ),
-            (
-                "b1324-multirole-register-v5-then-size-limit",
-                "target lacks static_configs"
-            ),
-        ]
-    );
-    assert_eq!(summary.unsupported, summary.total - 68);
+    assert_eq!(scenarios.len(), 15);
+    let (results, summary) = run_python_broker(target, scenarios).await;
+    assert_eq!(summary.passed, 15, "{results:?}");
 }
 
 #[test]
@@ -208,7 +222,12 @@ async fn open_session(
 ) -> Box<dyn kipcheck::adapter::Session> {
     let target = ExecTarget::start(&misbehave(mode), opts).expect("hello");
     assert_eq!(target.encoding(), encoding);
-    let s = one("b1324-empty-configs-accepted");
+    open_scenario(&target, "b1324-empty-configs-accepted").await
+}
+
+/// Opens a session of `target` for scenario `id`'s setup and profile.
+async fn open_scenario(target: &ExecTarget, id: &str) -> Box<dyn kipcheck::adapter::Session> {
+    let s = one(id);
     let config = SessionConfig {
         setup: s.file.setup.clone(),
         profile: s.profile.clone(),
@@ -450,4 +469,95 @@ fn exec_line_cap_is_set_from_the_command_line_and_kept_in_the_reproduction() {
         ),
         "{stdout}"
     );
+}
+
+type BoxedSession = Box<dyn kipcheck::adapter::Session>;
+
+/// A session on the client fixture (`exec_fixtures/client_reconnect.py`), which fails any
+/// `respond` not decoded against the request it answers.
+async fn client_session() -> BoxedSession {
+    let command = format!(
+        "python3 {}",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/exec_fixtures/client_reconnect.py")
+            .display()
+    );
+    let target = ExecTarget::start(&command, small()).expect("hello");
+    open_scenario(&target, "c1324-retry-on-disconnect").await
+}
+
+async fn act(session: &mut BoxedSession, action: PeerAction) {
+    bounded(session.act(action)).await.expect("peer action");
+}
+
+/// The client's next request to node 1, which must be `api`: (api, version, correlation id).
+async fn expect_next(session: &mut BoxedSession, api: &'static str) -> (&'static str, i16, i32) {
+    let req = bounded(session.next_request(0))
+        .await
+        .expect("request")
+        .expect("a request is queued");
+    let d = codec::decode_request_frame(
+        &req.frame,
+        codec::limits::DEFAULT_MAX_FRAME_SIZE,
+        &ProvisionalNumbers::default(),
+    )
+    .expect("decodes");
+    assert_eq!(
+        (req.node, RequestBody::info(d.api_key).map(|i| i.name)),
+        (1, Some(api))
+    );
+    (api, d.header.request_api_version, d.header.correlation_id)
+}
+
+/// kipcheck's answer, as emulated node 1, to `(api, version, correlation id)`; the fixture
+/// refuses it unless kipcheck decoded it as that API.
+async fn answer(session: &mut BoxedSession, (api, version, correlation_id): (&str, i16, i32)) {
+    let body = match api {
+        "ApiVersions" => ResponseBody::ApiVersions(emulated_api_versions(Some(ApiKey(95)))),
+        _ => ResponseBody::PushConfig(Default::default()),
+    };
+    let header = ResponseHeader {
+        correlation_id,
+        ..Default::default()
+    };
+    let frame = codec::encode_response_frame(&header, &body, version).expect("encodes");
+    bounded(session.respond(1, frame))
+        .await
+        .unwrap_or_else(|e| panic!("{api} answered: {e:?}"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_disconnect_the_new_connections_answers_decode_as_their_own_requests() {
+    let mut session = client_session().await;
+    act(&mut session, PeerAction::Start).await;
+    let av = expect_next(&mut session, "ApiVersions").await;
+    answer(&mut session, av).await;
+    expect_next(&mut session, "PushConfig").await;
+    // The PushConfig is lost with the connection; the client reconnects only when told.
+    act(&mut session, PeerAction::Disconnect(1)).await;
+    assert!(bounded(session.next_request(0))
+        .await
+        .expect("ok")
+        .is_none());
+    act(&mut session, PeerAction::Connect(1)).await;
+    // Decoded as ApiVersions, not as the PushConfig the disconnect discarded.
+    let av = expect_next(&mut session, "ApiVersions").await;
+    answer(&mut session, av).await;
+    let push = expect_next(&mut session, "PushConfig").await;
+    answer(&mut session, push).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timed_out_request_is_not_the_one_the_next_answer_is_decoded_for() {
+    let mut session = client_session().await;
+    act(&mut session, PeerAction::Start).await;
+    let first = expect_next(&mut session, "ApiVersions").await;
+    // The first ApiVersions times out (never answered); the client sends it again at once.
+    act(&mut session, PeerAction::Timeout(1)).await;
+    let again = expect_next(&mut session, "ApiVersions").await;
+    assert_ne!(again.2, first.2);
+    answer(&mut session, again).await;
+    // Decoded as PushConfig, not as the retried ApiVersions the timeout left behind.
+    let push = expect_next(&mut session, "PushConfig").await;
+    answer(&mut session, push).await;
 }

@@ -142,10 +142,7 @@ const WITNESSES: &[(&str, &str)] = &[
         "validate-only-writes",
         "k1294-alter-configs-validate-only-valid",
     ),
-    (
-        "kip1256-wrong-error-code",
-        "k1294-k1256-remote-broker-config",
-    ),
+    ("kip1256-wrong-error-code", "k1294-k1256-duplicate-key"),
 ];
 
 fn options(seed: u64) -> RunOptions {

@@ -220,3 +220,36 @@ fn the_real_suite_loads() {
     });
     assert!(!all.is_empty());
 }
+
+#[test]
+fn misused_captures_are_refused_at_their_step() {
+    let e1 = "e1 is not captured by an earlier step";
+    let cases = [
+        // Read a step before the capture, or in the same step (the order of a pattern's
+        // fields decides nothing).
+        (
+            "expect_response: { body: { B: { $ne_captured: e1 } } }\n  - expect_response: { body: { B: { $capture: e1 } } }",
+            e1,
+        ),
+        ("expect_response: { body: { A: { $capture: e1 }, B: { $eq_captured: e1 } } }", e1),
+        ("expect_response: { body: { A: { $capture: 3 } } }", "$capture needs a name (a string), not 3"),
+        (
+            "expect_response: { body: { A: { $eq_captured: \"\" } } }",
+            "$eq_captured needs a name (a string), not \"\"",
+        ),
+        (
+            "expect_response: { body: { A: { $not: { $capture: e1 } } } }",
+            "$capture e1 under $not captures nothing",
+        ),
+        ("expect_no_event: { event: { epoch: { $capture: e1 } } }", "expect_no_event cannot $capture e1"),
+    ];
+    for (i, (steps, message)) in cases.into_iter().enumerate() {
+        let id = format!("c{i}");
+        let e = load_err(
+            &format!("bad_capture_{i}"),
+            &format!("{id}.yaml"),
+            &format!("id: {id}\n{HEAD}steps:\n  - {steps}\n"),
+        );
+        assert_eq!((e.line, e.message.as_str()), (7, message), "{steps}");
+    }
+}

@@ -147,6 +147,16 @@ impl Target for ExecTarget {
             events: Vec::new(),
             pending: BTreeMap::new(),
         };
+        // The broker's effective definitions (the built-in subset of Kafka's plus the
+        // scenario's), so that what a broker reports at registration can be judged exactly.
+        let broker_definitions = config
+            .setup
+            .broker
+            .clone()
+            .unwrap_or_default()
+            .settings(0)
+            .defs
+            .broker;
         let open = json!({
             "type": "open",
             "protocol": PROTOCOL_VERSION,
@@ -154,6 +164,7 @@ impl Target for ExecTarget {
             "roles": config.roles,
             "setup": config.setup,
             "profile": config.profile,
+            "broker_definitions": broker_definitions,
         });
         session.call(open, AdapterError::Setup).await?;
         Ok(Box::new(session))
@@ -244,7 +255,9 @@ pub struct ExecSession {
     releases: VecDeque<(u64, u64)>,
     events: Vec<Value>,
     /// Requests the implementation sent per node that await kipcheck's answer
-    /// (canonical key, version), so `respond` can give a decoded body.
+    /// (canonical key, version), so `respond` can give a decoded body. Kept as the runner
+    /// keeps its own: a request joins when it is handed out by `next_request`, `timeout`
+    /// drops the node's oldest, `disconnect` drops them all (the connection lost them).
     pending: BTreeMap<i32, VecDeque<(ApiKey, i16)>>,
 }
 
@@ -302,12 +315,6 @@ impl ExecSession {
         }
         for r in ok.requests {
             let frame = self.request_frame(&r.wire)?;
-            if let Some(p) = peek_request(&frame, &self.numbers) {
-                self.pending
-                    .entry(r.node)
-                    .or_default()
-                    .push_back((p.api_key, p.header.request_api_version));
-            }
             self.requests.push_back(OutRequest {
                 node: r.node,
                 frame,
@@ -506,6 +513,15 @@ impl Session for ExecSession {
     }
 
     async fn act(&mut self, action: PeerAction) -> Result<(), AdapterError> {
+        match action {
+            PeerAction::Disconnect(node) => {
+                self.pending.remove(&node);
+            }
+            PeerAction::Timeout(node) => {
+                self.pending.get_mut(&node).and_then(VecDeque::pop_front);
+            }
+            _ => {}
+        }
         self.call(peer_message(&action), AdapterError::Crashed)
             .await
     }
@@ -514,7 +530,16 @@ impl Session for ExecSession {
         if self.requests.is_empty() {
             self.advance_until(within_ms, Some("request")).await?;
         }
-        Ok(self.requests.pop_front())
+        let request = self.requests.pop_front();
+        if let Some(r) = &request {
+            if let Some(p) = peek_request(&r.frame, &self.numbers) {
+                self.pending
+                    .entry(r.node)
+                    .or_default()
+                    .push_back((p.api_key, p.header.request_api_version));
+            }
+        }
+        Ok(request)
     }
 
     async fn respond(&mut self, node: i32, frame: Vec<u8>) -> Result<(), AdapterError> {

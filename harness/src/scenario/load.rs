@@ -1,13 +1,13 @@
 //! Loading scenario files: strict YAML parsing (serde-saphyr) and validation, with every
 //! error located as `file:line:col`. Reads files; decides nothing about verdicts.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::matcher::{resolve_names, unknown_matcher};
+use super::matcher::{capture_names, resolve_names, unknown_matcher};
 use super::types::{ScenarioFile, Step, MAX_REAL_TIME_WAIT_MS};
 use crate::codec::{ProvisionalNumbers, RequestBody, ResponseBody};
 use crate::model::SpecProfile;
@@ -182,9 +182,11 @@ pub fn validate(file: ScenarioFile, path: &Path, area: &str) -> Result<Scenario,
     }
     let profile = profile_with(file.profile.as_ref()).map_err(|m| err(1, 1, m))?;
     let numbers = profile.provisional;
+    let mut captured = BTreeSet::new();
     for s in &file.steps {
         let at = |m: String| err(s.referenced.line(), s.referenced.column(), m);
         validate_step(&s.value, &numbers).map_err(at)?;
+        check_captures(&s.value, &mut captured).map_err(at)?;
     }
     let area = area.to_owned();
     Ok(Scenario {
@@ -200,6 +202,43 @@ fn check_pattern(p: Option<&Value>) -> Result<(), String> {
         Some(m) => Err(format!("unknown matcher {m}")),
         None => Ok(()),
     }
+}
+
+/// The patterns of a step, for the checks that span steps.
+fn step_patterns(step: &Step) -> Vec<&Value> {
+    match step {
+        Step::ExpectResponse(e) => e.body.iter().collect(),
+        Step::ExpectOneOf(outcomes) => outcomes
+            .iter()
+            .filter_map(|o| match o {
+                super::types::Outcome::Response(r) => r.body.as_ref(),
+                super::types::Outcome::Close(_) => None,
+            })
+            .collect(),
+        Step::ExpectRequest(e) => e.body.iter().chain(e.after_ms.iter()).collect(),
+        Step::ExpectReleased(e) => e.after_ms.iter().collect(),
+        Step::ExpectEvent(e) => vec![&e.event],
+        Step::ExpectNoEvent { event } => vec![event],
+        _ => Vec::new(),
+    }
+}
+
+/// Every `$eq_captured` / `$ne_captured` names a value `$capture`d by an earlier step; a step
+/// that matches nothing (`expect_no_event`) captures nothing. Adds the step's captures.
+fn check_captures(step: &Step, captured: &mut BTreeSet<String>) -> Result<(), String> {
+    let mut new = Vec::new();
+    for p in step_patterns(step) {
+        let (caps, refs) = capture_names(p)?;
+        if let Some(r) = refs.iter().find(|r| !captured.contains(*r)) {
+            return Err(format!("{r} is not captured by an earlier step"));
+        }
+        new.extend(caps);
+    }
+    if let (Step::ExpectNoEvent { .. }, Some(name)) = (step, new.first()) {
+        return Err(format!("expect_no_event cannot $capture {name}"));
+    }
+    captured.extend(new);
+    Ok(())
 }
 
 fn validate_step(step: &Step, numbers: &ProvisionalNumbers) -> Result<(), String> {
