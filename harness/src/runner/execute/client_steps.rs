@@ -19,7 +19,7 @@ use crate::model::broker::measure;
 use crate::model::SizeMeasure;
 use crate::runner::events::Mismatch;
 use crate::scenario::load::response_body;
-use crate::scenario::matcher::compare;
+use crate::scenario::matcher::{compare, compare_with};
 use crate::scenario::{
     EncodedSize, ExpectNoRequestStep, ExpectReleasedStep, ExpectRequestStep, MatchMode, RespondStep,
 };
@@ -77,7 +77,14 @@ impl Exec<'_> {
             mismatches.extend(self.size_mismatch(&req.frame, bounds));
         }
         if let Some(p) = &e.body {
-            mismatches.extend(compare(p, Some(&body_json), e.mode, &self.numbers, "body"));
+            mismatches.extend(compare_with(
+                p,
+                Some(&body_json),
+                e.mode,
+                &self.numbers,
+                "body",
+                &mut self.captures,
+            ));
         }
         if !mismatches.is_empty() {
             return Err(self.mismatch_fail(mismatches, e.body.as_ref(), &body_json));

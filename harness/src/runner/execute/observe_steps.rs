@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::failure::{StepFail, StepFailure};
 use super::redact::yaml;
 use super::scenario::Exec;
-use crate::scenario::matcher::{compare, render};
+use crate::scenario::matcher::{compare_with, render};
 use crate::scenario::{ExpectEventStep, MatchMode};
 
 impl Exec<'_> {
@@ -16,12 +16,13 @@ impl Exec<'_> {
         let events = self.session.events();
         let mut matched = Vec::new();
         for (i, ev) in events.iter().enumerate().skip(self.event_cursor) {
-            if compare(
+            if compare_with(
                 &e.event,
                 Some(ev),
                 MatchMode::Subset,
                 &self.numbers,
                 "event",
+                &mut self.captures,
             )
             .is_empty()
             {
@@ -50,12 +51,13 @@ impl Exec<'_> {
             fail.actual = Some(yaml(&same_kind));
             // The closest event of that kind, for a field-by-field diff.
             if let Some(first) = same_kind.first() {
-                fail.mismatches = compare(
+                fail.mismatches = compare_with(
                     &e.event,
                     Some(first),
                     MatchMode::Subset,
                     &self.numbers,
                     "event",
+                    &mut self.captures.clone(),
                 );
             }
             return Err(fail);
@@ -69,7 +71,16 @@ impl Exec<'_> {
     pub(super) async fn expect_no_event(&mut self, event: &Value) -> Result<(), StepFail> {
         let events = self.session.events();
         if let Some(ev) = events.iter().find(|ev| {
-            compare(event, Some(ev), MatchMode::Subset, &self.numbers, "event").is_empty()
+            // Read only: a pattern of expect_no_event captures nothing.
+            compare_with(
+                event,
+                Some(ev),
+                MatchMode::Subset,
+                &self.numbers,
+                "event",
+                &mut self.captures.clone(),
+            )
+            .is_empty()
         }) {
             let mut fail =
                 StepFailure::msg(format!("an event matching {} occurred", render(event)));

@@ -13,6 +13,7 @@ use crate::adapter::{AdapterError, Capabilities, PeerAction, Session, SessionCon
 use crate::codec::{ApiKey, ProvisionalNumbers};
 use crate::model::SpecProfile;
 use crate::runner::events::{Failure, UnsupportedCause, Verdict};
+use crate::scenario::matcher::Captures;
 use crate::scenario::{Capability, Scenario, Step};
 
 /// How a scenario ended.
@@ -88,6 +89,8 @@ pub(super) struct Exec<'a> {
     pub(super) next_correlation: i32,
     pub(super) last_step_end: u64,
     pub(super) event_cursor: usize,
+    /// Values captured by `$capture` patterns in this run, for `$eq_captured`/`$ne_captured`.
+    pub(super) captures: Captures,
 }
 
 /// Why `target` cannot be asked `scenario`: missing roles and capabilities (observation
@@ -208,6 +211,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
         next_correlation: 1,
         last_step_end: 0,
         event_cursor: 0,
+        captures: Captures::default(),
     };
     let (mut judged, mut not_observed) = (0, 0);
     for (i, step) in scenario.file.steps.iter().enumerate() {

@@ -14,7 +14,7 @@ use crate::codec::{
 };
 use crate::runner::events::Mismatch;
 use crate::scenario::load::request_body;
-use crate::scenario::matcher::compare;
+use crate::scenario::matcher::compare_with;
 use crate::scenario::{
     ExpectCloseStep, ExpectResponseStep, MatchMode, Outcome, SendRawStep, SendStep,
 };
@@ -110,11 +110,11 @@ impl Exec<'_> {
             match (o, &out) {
                 (Outcome::Close(_), Some(ConnOutput::Closed)) => return Ok(()),
                 (Outcome::Response(r), Some(ConnOutput::Frame(_))) => {
-                    let saved = self.sent.clone();
+                    let saved = (self.sent.clone(), self.captures.clone());
                     match self.check_response(r.conn, out.clone(), r.body.as_ref(), r.mode) {
                         Ok(()) => return Ok(()),
                         Err(f) => {
-                            self.sent = saved;
+                            (self.sent, self.captures) = saved;
                             reasons.push(f.message)
                         }
                     }
@@ -176,7 +176,14 @@ impl Exec<'_> {
             });
         }
         if let Some(p) = pattern {
-            mismatches.extend(compare(p, Some(&actual), mode, &self.numbers, "body"));
+            mismatches.extend(compare_with(
+                p,
+                Some(&actual),
+                mode,
+                &self.numbers,
+                "body",
+                &mut self.captures,
+            ));
         }
         if mismatches.is_empty() {
             Ok(())
