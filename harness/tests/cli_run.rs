@@ -219,3 +219,72 @@ fn reproduce_command_keeps_a_live_targets_role_and_capabilities() {
     );
     assert!(stdout.contains(&want), "{stdout}");
 }
+
+const ONLY_EVENTS: &str = "title: o\nkip: KIP-1324\ngrade: MUST\nroles: [broker]\nsteps:\n  - send: { api: ApiVersions, version: 3, body: { ClientSoftwareName: k, ClientSoftwareVersion: '1' } }\n  - expect_event: { event: { event: api_versions_answered } }\n";
+
+#[test]
+fn a_run_that_judges_nothing_exits_5_and_never_says_passed() {
+    let d = dir("nothing-judged");
+    let (code, stdout, stderr) = run_in(
+        &d,
+        &[("o", ONLY_EVENTS)],
+        &["--seed", "1", "--observe", "none"],
+    );
+    assert_eq!(code, 5, "{stdout}{stderr}");
+    assert!(!stdout.contains("PASSED"), "{stdout}");
+    assert!(
+        stdout.contains("NOTHING JUDGED (seed 1, target reference)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("0 of 1 scenario judged (0 steps); 1 observation step not observed"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("kipcheck: nothing judged: the target could not be asked any of the 1 selected scenario(s)"),
+        "{stderr}"
+    );
+    // Observed, the same scenario is judged and passes.
+    let (code, stdout, _) = run_in(&d, &[], &["--seed", "1"]);
+    assert_eq!(code, 0, "{stdout}");
+}
+
+#[test]
+fn min_judged_fails_a_run_that_judged_fewer() {
+    let d = dir("min-judged");
+    let files = [("a", OK), ("o", ONLY_EVENTS)];
+    let (code, _, stderr) = run_in(
+        &d,
+        &files,
+        &["--seed", "1", "--observe", "none", "--min-judged", "2"],
+    );
+    assert_eq!(code, 5, "{stderr}");
+    assert!(
+        stderr.contains("kipcheck: 1 scenario(s) judged, fewer than --min-judged 2"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = run_in(
+        &d,
+        &[],
+        &["--seed", "1", "--observe", "none", "--min-judged", "1"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn a_bad_profile_file_is_a_usage_error() {
+    let d = dir("bad-profile");
+    std::fs::write(d.join("p.yaml"), "no_such_reading: 1\n").unwrap();
+    let (code, _, stderr) = run_in(
+        &d,
+        &[("a", OK)],
+        &[
+            "--target",
+            "tcp://127.0.0.1:1",
+            "--profile",
+            d.join("p.yaml").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--profile"), "{stderr}");
+}
