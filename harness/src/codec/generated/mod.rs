@@ -30,6 +30,7 @@ pub mod request_header;
 pub mod response_header;
 pub mod update_features_request;
 pub mod update_features_response;
+pub mod schemas;
 
 pub use alter_configs_request::AlterConfigsRequest;
 pub use alter_configs_response::AlterConfigsResponse;
