@@ -290,6 +290,44 @@ pub const MATCHERS: &[&str] = &[
     "$len",
 ];
 
+/// What a matcher's operand patterns are matched against, for code that walks patterns
+/// (the loader's schema check).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandsMatch {
+    /// The value at the matcher's own position (`$any_of`, `$not`).
+    Value,
+    /// The elements of the array at the matcher's position (`$each`, `$contains: [p, …]`).
+    Elements,
+}
+
+/// The patterns inside one matcher.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Operands<'a> {
+    /// What they are matched against.
+    pub applies: OperandsMatch,
+    /// Each pattern, with its index in the operand when the operand is a list.
+    pub patterns: Vec<(Option<usize>, &'a Value)>,
+}
+
+/// The sub-patterns of matcher `{op: arg}`; `None` when the operand holds no patterns
+/// (`$range`, `$len`, `$contains: "s"`, or a matcher this function does not know).
+pub fn operands<'a>(op: &str, arg: &'a Value) -> Option<Operands<'a>> {
+    let listed = |a: &'a Value| -> Vec<(Option<usize>, &'a Value)> {
+        match a {
+            Value::Array(ps) => ps.iter().enumerate().map(|(i, p)| (Some(i), p)).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let (applies, patterns) = match op {
+        "$any_of" => (OperandsMatch::Value, listed(arg)),
+        "$not" => (OperandsMatch::Value, vec![(None, arg)]),
+        "$each" => (OperandsMatch::Elements, vec![(None, arg)]),
+        "$contains" if arg.is_array() => (OperandsMatch::Elements, listed(arg)),
+        _ => return None,
+    };
+    Some(Operands { applies, patterns })
+}
+
 /// Checks that every `$` key in a pattern is a known matcher; returns the first unknown one.
 pub fn unknown_matcher(pattern: &Value) -> Option<String> {
     match pattern {
