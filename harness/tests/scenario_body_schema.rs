@@ -157,6 +157,17 @@ fn an_unknown_api_name_and_an_impossible_type_are_refused() {
         "expect_response: body.ErrorCode: null never matches int16, not nullable (in \
          PushConfigResponse v0, the answer to step 1)"
     );
+    let e = err(
+        "range",
+        "broker",
+        "  - send: { api: PushConfig, version: 0 }\n  - expect_response: { body: { ErrorMessage: { $range: [1, 2] } } }\n",
+    );
+    assert_eq!(
+        e.message,
+        "expect_response: body.ErrorMessage: {\"$range\":[1,2]} never matches string (in \
+         PushConfigResponse v0, the answer to step 1)"
+    );
+    assert_eq!((e.line, e.col), (8, 32), "{e}");
     load(
         "null-ok",
         "broker",

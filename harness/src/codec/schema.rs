@@ -68,6 +68,15 @@ impl Scalar {
         }
     }
 
+    /// True for the types written as text in JSON/YAML: strings, hex bytes and records,
+    /// base64 UUIDs.
+    pub fn is_text(self) -> bool {
+        matches!(
+            self,
+            Scalar::String | Scalar::Bytes | Scalar::Records | Scalar::Uuid
+        )
+    }
+
     /// True for the integer and float types (JSON numbers).
     pub fn is_number(self) -> bool {
         !matches!(

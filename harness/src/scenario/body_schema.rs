@@ -249,7 +249,7 @@ impl Walk<'_, '_> {
             }
             (Shape::Scalar(Scalar::Bool), Value::Bool(_)) => Ok(()),
             (Shape::Scalar(sc), Value::Number(_)) if sc.is_number() => Ok(()),
-            (Shape::Scalar(sc), Value::String(_)) if sc != Scalar::Bool => Ok(()),
+            (Shape::Scalar(sc), Value::String(_)) if sc.is_text() => Ok(()),
             _ => self.never(at, data, shape, p),
         }
     }
@@ -354,7 +354,22 @@ impl Walk<'_, '_> {
         data: &str,
     ) -> Result<(), BodyError> {
         let Some(found) = operands(op, arg) else {
-            return Ok(());
+            // Matchers of one value: the value must be of a kind they can match.
+            let fits = match (op, pos.shape) {
+                ("$range", Shape::Scalar(sc)) => sc.is_number(),
+                ("$range", _) => false,
+                ("$len", Shape::Scalar(sc)) => sc.is_text(),
+                ("$len", Shape::Array(_)) => true,
+                ("$len", Shape::Struct(_)) => false,
+                ("$contains", Shape::Scalar(sc)) => sc.is_text(),
+                ("$contains", _) => false,
+                _ => true,
+            };
+            return if fits {
+                Ok(())
+            } else {
+                self.never(at, data, pos.shape, whole)
+            };
         };
         let (inner, data) = match (found.applies, pos.shape) {
             (OperandsMatch::Value, _) => (pos, data.to_owned()),
