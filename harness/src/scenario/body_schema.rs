@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::matcher::{operands, render, OperandsMatch, MATCHERS};
+use super::matcher::{holds_api_key, holds_error_code, operands, render, OperandsMatch, MATCHERS};
 use crate::codec::schema::{FieldType, MessageSchema, Scalar, StructSchema, UNKNOWN_TAGGED_KEY};
 use crate::codec::{ApiKey, ErrorCode};
 
@@ -181,8 +181,7 @@ impl Walk<'_, '_> {
             }
         }
         if let Value::Object(map) = p {
-            if map.len() == 1 {
-                let (op, arg) = map.iter().next().expect("one entry");
+            if let Some((op, arg)) = map.iter().next().filter(|_| map.len() == 1) {
                 if op.starts_with('$') {
                     self.matcher_in_literal(at, data, op)?;
                     return self.op(op, arg, p, pos, at, data);
@@ -227,25 +226,20 @@ impl Walk<'_, '_> {
                 Ok(())
             }
             (Shape::Scalar(sc), Value::String(s)) if sc.is_number() => {
-                if key.ends_with("ErrorCode") {
-                    if ErrorCode::from_name(s).is_none() {
-                        return self.fail(
-                            at,
-                            format!("{data}: unknown error code name {s:?} in {}", self.head()),
-                        );
-                    }
-                    return Ok(());
-                }
-                if (key == "ApiKey" || key == "RequestApiKey") && ApiKey::from_name(s).is_some() {
-                    return Ok(());
-                }
-                if key == "ApiKey" || key == "RequestApiKey" {
-                    return self.fail(
+                let unknown = if holds_error_code(key) {
+                    ErrorCode::from_name(s).is_none().then_some("error code")
+                } else if holds_api_key(key) {
+                    ApiKey::from_name(s).is_none().then_some("API")
+                } else {
+                    return self.never(at, data, shape, p);
+                };
+                match unknown {
+                    Some(what) => self.fail(
                         at,
-                        format!("{data}: unknown API name {s:?} in {}", self.head()),
-                    );
+                        format!("{data}: unknown {what} name {s:?} in {}", self.head()),
+                    ),
+                    None => Ok(()),
                 }
-                self.never(at, data, shape, p)
             }
             (Shape::Scalar(Scalar::Bool), Value::Bool(_)) => Ok(()),
             (Shape::Scalar(sc), Value::Number(_)) if sc.is_number() => Ok(()),

@@ -49,7 +49,7 @@ pub fn resolve_names(v: &mut Value, numbers: &ProvisionalNumbers) {
     match v {
         Value::Object(map) => {
             for (k, x) in map.iter_mut() {
-                if k.ends_with("ErrorCode") {
+                if holds_error_code(k) {
                     if let Value::String(name) = x {
                         if let Some(code) = error_code_by_name(name, numbers) {
                             *x = Value::from(code);
@@ -69,6 +69,16 @@ pub fn resolve_names(v: &mut Value, numbers: &ProvisionalNumbers) {
         Value::Array(items) => items.iter_mut().for_each(|x| resolve_names(x, numbers)),
         _ => {}
     }
+}
+
+/// True if a string pattern under field `key` is an error-code name (`…ErrorCode`).
+pub fn holds_error_code(key: &str) -> bool {
+    key.ends_with("ErrorCode")
+}
+
+/// True if a string pattern under field `key` is an API name (`ApiKey`, `RequestApiKey`).
+pub fn holds_api_key(key: &str) -> bool {
+    key == "ApiKey" || key == "RequestApiKey"
 }
 
 /// The wire number of an error-code name.
@@ -115,7 +125,7 @@ impl Matcher<'_> {
                 }
                 _ => {}
             }
-            if key == "ApiKey" || key == "RequestApiKey" {
+            if holds_api_key(key) {
                 if let Some(k) = crate::codec::ApiKey::from_name(s) {
                     let wire = self.numbers.wire_api_key(k).0;
                     if actual.and_then(Value::as_i64) != Some(i64::from(wire)) {
@@ -124,7 +134,7 @@ impl Matcher<'_> {
                     return;
                 }
             }
-            if key.ends_with("ErrorCode") {
+            if holds_error_code(key) {
                 if let Some(code) = error_code_by_name(s, self.numbers) {
                     if actual.and_then(Value::as_i64) != Some(i64::from(code)) {
                         push(out, path, format!("{s} ({code})"), actual);
