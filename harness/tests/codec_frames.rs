@@ -4,8 +4,8 @@
 
 use kipcheck::codec::limits::DEFAULT_MAX_FRAME_SIZE;
 use kipcheck::codec::{
-    from_hex, request_header_version, response_header_version, split_frame, to_hex, ApiKey,
-    DecodeErrorKind, FrameReader,
+    from_hex, request_header_version, response_body_versions, response_header_version, split_frame,
+    to_hex, ApiKey, DecodeErrorKind, FrameReader,
 };
 
 fn hex(s: &str) -> Vec<u8> {
@@ -323,4 +323,18 @@ fn response_header_versions() {
     );
     assert_eq!(response_header_version(ApiKey::PUSH_TELEMETRY, 0), 1);
     assert_eq!(response_header_version(ApiKey(1000), 0), 0);
+}
+
+#[test]
+fn answers_decode_at_the_request_version_and_apiversions_also_at_v0() {
+    assert_eq!(response_body_versions(ApiKey::API_VERSIONS, 3), [3, 0]);
+    assert_eq!(response_body_versions(ApiKey::API_VERSIONS, 0), [0]);
+    // An unknown version is only ever read in the KIP-511 v0 layout.
+    assert_eq!(response_body_versions(ApiKey::API_VERSIONS, 127), [0]);
+    assert_eq!(response_body_versions(ApiKey::METADATA, 12), [12]);
+    assert_eq!(
+        response_body_versions(ApiKey::METADATA, 99),
+        Vec::<i16>::new()
+    );
+    assert_eq!(response_body_versions(ApiKey(-5), 0), Vec::<i16>::new());
 }

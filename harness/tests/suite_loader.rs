@@ -38,9 +38,13 @@ fn unknown_field_is_located() {
     );
     assert_eq!((e.line, e.col), (7, 42), "{e}");
     assert!(e.message.contains("unknown field `bogus`"), "{e}");
-    assert!(
-        e.to_string().ends_with(&format!(":7:42: {}", e.message)),
-        "{e}"
+    let shown = e.to_string();
+    let first = shown.lines().next().unwrap_or_default();
+    assert!(first.ends_with(&format!(":7:42: {}", e.message)), "{e}");
+    assert_eq!(
+        e.snippet.as_deref(),
+        Some(" 7 |   - send: { api: PushConfig, version: 0, bogus: 1 }\n   |                                          ^"),
+        "the parser's errors get the snippet too"
     );
 }
 

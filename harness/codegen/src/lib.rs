@@ -91,7 +91,8 @@ pub fn module_name(msg: &Message) -> String {
     model::snake(&msg.name)
 }
 
-/// Generates every file: `<module>.rs` per message and `mod.rs`, keyed by file name.
+/// Generates every file: `<module>.rs` per message, `mod.rs` and `schemas.rs` (the field
+/// table), keyed by file name.
 pub fn generate(dir: &Path) -> Result<BTreeMap<String, String>, GenError> {
     let messages = load(dir)?;
     let mut files = BTreeMap::new();
@@ -99,5 +100,6 @@ pub fn generate(dir: &Path) -> Result<BTreeMap<String, String>, GenError> {
         files.insert(format!("{}.rs", module_name(m)), emit::emit_message(m));
     }
     files.insert("mod.rs".into(), emit::emit_mod(&messages));
+    files.insert("schemas.rs".into(), emit::emit_schemas(&messages));
     Ok(files)
 }

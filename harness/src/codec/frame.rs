@@ -277,6 +277,26 @@ pub struct DecodedResponse {
     pub body: ResponseBody,
 }
 
+/// True when an answer to a request of `api_key` at `version` that does not parse may be
+/// read as a v0 body instead: ApiVersions above v0 (KIP-511's UNSUPPORTED_VERSION answer).
+fn may_fall_back_to_v0(api_key: ApiKey, version: i16) -> bool {
+    api_key == ApiKey::API_VERSIONS && version > 0
+}
+
+/// Every version [`decode_response`] may decode the answer to a request of `api_key`
+/// (canonical) at `version` at: that version if the codec knows it, then 0 where the
+/// KIP-511 fallback applies. Empty if no answer can decode.
+pub fn response_body_versions(api_key: ApiKey, version: i16) -> Vec<i16> {
+    let mut out = Vec::new();
+    if ResponseBody::info(api_key).is_some_and(|i| i.valid.contains(version)) {
+        out.push(version);
+    }
+    if may_fall_back_to_v0(api_key, version) {
+        out.push(0);
+    }
+    out
+}
+
 /// Decodes a response payload (the bytes after the size prefix) for a request of
 /// `api_key` (canonical) at `version`. `base` is the absolute offset of `payload[0]`.
 pub fn decode_response(
@@ -303,7 +323,7 @@ pub fn decode_response(
             fallback_v0: false,
             body,
         }),
-        Err(err) if api_key == ApiKey::API_VERSIONS && version > 0 => {
+        Err(err) if may_fall_back_to_v0(api_key, version) => {
             // KIP-511: a broker that does not support the request version answers with a
             // v0 body carrying UNSUPPORTED_VERSION.
             let mut r0 = body_start;

@@ -19,6 +19,7 @@ pub mod prelude;
 mod provisional;
 mod reader;
 mod record;
+pub mod schema;
 mod types;
 mod writer;
 
@@ -29,8 +30,8 @@ pub use error_code::ErrorCode;
 pub use frame::{
     decode_request, decode_request_frame, decode_request_header, decode_response,
     decode_response_frame, encode_request_frame, encode_response_frame, frame,
-    request_header_version, response_header_version, split_frame, split_request_head,
-    DecodedRequest, DecodedResponse, FrameReader,
+    request_header_version, response_body_versions, response_header_version, split_frame,
+    split_request_head, DecodedRequest, DecodedResponse, FrameReader,
 };
 pub use generated::*;
 pub use message::{Message, VersionRange};

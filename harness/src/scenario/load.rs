@@ -1,15 +1,19 @@
 //! Loading scenario files: strict YAML parsing (serde-saphyr) and validation, with every
 //! error located as `file:line:col`. Reads files; decides nothing about verdicts.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
+use serde_saphyr::Spanned;
 
+use super::body_schema::{check_body, Against, BodyError, Seg};
 use super::matcher::{capture_names, resolve_names, unknown_matcher};
-use super::types::{ScenarioFile, Step, MAX_REAL_TIME_WAIT_MS};
-use crate::codec::{ProvisionalNumbers, RequestBody, ResponseBody};
+use super::types::{Outcome, ScenarioFile, Step, MAX_REAL_TIME_WAIT_MS};
+use crate::codec::schema::{message_schema, MessageSchema};
+use crate::codec::{BodyInfo, ProvisionalNumbers, RequestBody, ResponseBody};
 use crate::model::SpecProfile;
 
 /// A scenario file that cannot be used, located in its file.
@@ -23,6 +27,9 @@ pub struct LoadError {
     pub col: u64,
     /// What is wrong.
     pub message: String,
+    /// The offending source line with a caret under the column (see [`snippet`]), when the
+    /// error came from a file and its position is known.
+    pub snippet: Option<String>,
 }
 
 impl fmt::Display for LoadError {
@@ -34,8 +41,32 @@ impl fmt::Display for LoadError {
             self.line,
             self.col,
             self.message
-        )
+        )?;
+        if let Some(s) = &self.snippet {
+            write!(f, "\n{s}")?;
+        }
+        Ok(())
     }
+}
+
+/// Line `line` of `text` and a caret under column `col` (both 1-based, columns counted in
+/// characters), rustc style; `None` if the line does not exist.
+///
+/// ```text
+///    7 |   - expect_response: { body: { ErrorCod: 0 } }
+///      |                                ^
+/// ```
+pub fn snippet(text: &str, line: u64, col: u64) -> Option<String> {
+    let idx = usize::try_from(line.checked_sub(1)?).ok()?;
+    let src = text.lines().nth(idx)?;
+    let number = line.to_string();
+    let pad: String = src
+        .chars()
+        .take(usize::try_from(col.saturating_sub(1)).unwrap_or(usize::MAX))
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    let gutter = " ".repeat(number.len());
+    Some(format!(" {number} | {src}\n {gutter} | {pad}^"))
 }
 
 /// A loaded, validated scenario.
@@ -132,13 +163,20 @@ pub fn response_body(
 
 /// Loads and validates one scenario file. `root` is the scenarios folder (for the area).
 pub fn load_file(path: &Path, root: &Path) -> Result<Scenario, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
+        path: path.to_owned(),
+        line: 0,
+        col: 0,
+        message: e.to_string(),
+        snippet: None,
+    })?;
     let err = |line: u64, col: u64, message: String| LoadError {
         path: path.to_owned(),
         line,
         col,
         message,
+        snippet: snippet(&text, line, col),
     };
-    let text = std::fs::read_to_string(path).map_err(|e| err(0, 0, e.to_string()))?;
     let file: ScenarioFile = serde_saphyr::from_str(&text).map_err(|e| {
         let (line, col) = match e.location() {
             Some(l) => (l.line(), l.column()),
@@ -162,17 +200,29 @@ pub fn load_file(path: &Path, root: &Path) -> Result<Scenario, LoadError> {
         .map(|p| p.display().to_string())
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "scenarios".into());
-    validate(file, path, &area)
+    validate_in(file, path, &area, Some(&text))
 }
 
 /// Validates a parsed scenario (from a file or the Rust builder): known KIP, roles, profile
 /// overrides and every step. Errors point at `path` and the step's position.
 pub fn validate(file: ScenarioFile, path: &Path, area: &str) -> Result<Scenario, LoadError> {
+    validate_in(file, path, area, None)
+}
+
+/// [`validate`], with the file's text when there is one: body errors then point at the
+/// pattern key itself and carry a snippet.
+fn validate_in(
+    file: ScenarioFile,
+    path: &Path,
+    area: &str,
+    text: Option<&str>,
+) -> Result<Scenario, LoadError> {
     let err = |line: u64, col: u64, message: String| LoadError {
         path: path.to_owned(),
         line,
         col,
         message,
+        snippet: text.and_then(|t| snippet(t, line, col)),
     };
     if !["KIP-1324", "KIP-1326", "KIP-1294", "KIP-1256"].contains(&file.kip.as_str()) {
         return Err(err(1, 1, format!("unknown kip {:?}", file.kip)));
@@ -183,10 +233,17 @@ pub fn validate(file: ScenarioFile, path: &Path, area: &str) -> Result<Scenario,
     let profile = profile_with(file.profile.as_ref()).map_err(|m| err(1, 1, m))?;
     let numbers = profile.provisional;
     let mut captured = BTreeSet::new();
-    for s in &file.steps {
+    let mut pairing = Pairing::default();
+    for (i, s) in file.steps.iter().enumerate() {
         let at = |m: String| err(s.referenced.line(), s.referenced.column(), m);
         validate_step(&s.value, &numbers).map_err(at)?;
         check_captures(&s.value, &mut captured).map_err(at)?;
+        pairing.step(i, &s.value).map_err(|e| {
+            let (line, col) = text
+                .and_then(|t| locate(t, i, &e.at))
+                .unwrap_or((s.referenced.line(), s.referenced.column()));
+            err(line, col, e.message)
+        })?;
     }
     let area = area.to_owned();
     Ok(Scenario {
@@ -317,6 +374,12 @@ fn validate_step(step: &Step, numbers: &ProvisionalNumbers) -> Result<(), String
                     return Err("expect_request: encoded_size needs min, max or both".into());
                 }
             }
+            if let Some(v) = e.version.filter(|v| !info.valid.contains(*v)) {
+                return Err(format!(
+                    "expect_request: {} has versions {}, not {v}",
+                    info.message, info.valid
+                ));
+            }
             check_pattern(e.body.as_ref())?;
             check_pattern(e.after_ms.as_ref())
         }
@@ -357,6 +420,7 @@ pub fn load_dir(root: &Path) -> Result<Vec<Scenario>, Vec<LoadError>> {
                         line: 1,
                         col: 1,
                         message: format!("duplicate id {:?} (also {})", s.file.id, first.display()),
+                        snippet: None,
                     });
                 } else {
                     out.push(s);
@@ -388,4 +452,313 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
             }
         }
     }
+}
+
+/// A request whose answer a later expectation judges.
+#[derive(Clone, Copy)]
+struct Pending {
+    /// The response's schema.
+    schema: &'static MessageSchema,
+    /// The request's version.
+    version: i16,
+    /// Index of the step that sent it.
+    step: usize,
+}
+
+/// Pairs body patterns with the message and version they will be compared with, in step
+/// order and exactly as the runner pairs them: per connection, each expectation takes the
+/// oldest unanswered `send` (or `send_raw` naming `api` and `version`); per emulated node,
+/// each `respond` answers the oldest request taken by an `expect_request` for that node (one
+/// without `from` counts for the first node answered).
+#[derive(Default)]
+struct Pairing {
+    sent: BTreeMap<u32, VecDeque<Pending>>,
+    /// The requests `expect_request` took, oldest first: node (`None` = not said), the
+    /// response's schema, the step.
+    asked: VecDeque<(Option<i32>, &'static MessageSchema, usize)>,
+    /// A request may have been taken whose API the file does not say (a filtered
+    /// `expect_no_request`): later `respond` bodies are not checked.
+    asked_unknown: bool,
+}
+
+/// The schema of the message `info` names; every dispatched body has one.
+fn schema_of(info: &BodyInfo) -> Option<&'static MessageSchema> {
+    message_schema(info.message)
+}
+
+/// Prefixes a body error's path with the step's own keys.
+fn under(kind: &str, inner: &[Seg], e: BodyError) -> BodyError {
+    let mut at = vec![Seg::Key(kind.to_owned())];
+    at.extend_from_slice(inner);
+    at.extend(e.at);
+    BodyError {
+        at,
+        message: format!("{kind}: {}", e.message),
+    }
+}
+
+impl Pairing {
+    fn response(&mut self, conn: u32) -> Option<Pending> {
+        self.sent.get_mut(&conn).and_then(VecDeque::pop_front)
+    }
+
+    /// Takes the oldest request the client sent to `node`.
+    fn answered(&mut self, node: i32) -> Option<(&'static MessageSchema, usize)> {
+        let i = self
+            .asked
+            .iter()
+            .position(|(n, _, _)| n.is_none_or(|n| n == node))?;
+        self.asked.remove(i).map(|(_, schema, step)| (schema, step))
+    }
+
+    fn step(&mut self, i: usize, step: &Step) -> Result<(), BodyError> {
+        let body = [Seg::Key("body".into())];
+        match step {
+            Step::Send(s) => {
+                if let Some(schema) = ResponseBody::info_by_name(&s.api).and_then(schema_of) {
+                    self.sent.entry(s.conn).or_default().push_back(Pending {
+                        schema,
+                        version: s.version,
+                        step: i,
+                    });
+                }
+            }
+            Step::SendRaw(s) => {
+                if let (Some(api), Some(version)) = (&s.api, s.version) {
+                    if let Some(schema) = ResponseBody::info_by_name(api).and_then(schema_of) {
+                        self.sent.entry(s.conn).or_default().push_back(Pending {
+                            schema,
+                            version,
+                            step: i,
+                        });
+                    }
+                }
+            }
+            Step::ExpectResponse(e) => {
+                let answered = self.response(e.conn);
+                if let (Some(p), Some(b)) = (answered, &e.body) {
+                    check_response(b, p).map_err(|x| under("expect_response", &body, x))?;
+                }
+            }
+            Step::ExpectClose(c) => {
+                self.response(c.conn);
+            }
+            Step::ExpectOneOf(outcomes) => {
+                let conn = match outcomes.first() {
+                    Some(Outcome::Response(r)) => r.conn,
+                    Some(Outcome::Close(c)) => c.conn,
+                    None => return Ok(()),
+                };
+                let Some(p) = self.response(conn) else {
+                    return Ok(());
+                };
+                for (j, o) in outcomes.iter().enumerate() {
+                    if let Outcome::Response(r) = o {
+                        if let Some(b) = &r.body {
+                            let inner =
+                                [Seg::Index(j), Seg::Key("response".into()), body[0].clone()];
+                            check_response(b, p).map_err(|x| under("expect_one_of", &inner, x))?;
+                        }
+                    }
+                }
+            }
+            Step::ExpectRequest(e) => {
+                let Some(info) = RequestBody::info_by_name(&e.api) else {
+                    return Ok(());
+                };
+                if let (Some(schema), Some(b)) = (schema_of(info), &e.body) {
+                    let pinned = e.version.map(|v| [v]);
+                    let to = Against {
+                        message: schema,
+                        versions: pinned.as_ref().map(|v| v.as_slice()),
+                        what: "request",
+                        note: None,
+                        literal: false,
+                    };
+                    check_body(b, &to).map_err(|x| under("expect_request", &body, x))?;
+                }
+                match ResponseBody::info(info.api_key).and_then(schema_of) {
+                    Some(schema) => self.asked.push_back((e.from, schema, i)),
+                    None => self.asked_unknown = true,
+                }
+            }
+            Step::ExpectNoRequest(e) if e.api.is_some() || e.from.is_some() => {
+                self.asked_unknown = true;
+            }
+            Step::Timeout { node } => {
+                self.answered(*node);
+            }
+            Step::Disconnect { node } => {
+                self.asked.retain(|(n, _, _)| *n != Some(*node));
+            }
+            Step::Respond(r) => {
+                let asked = self.answered(r.to);
+                if let (Some((schema, from)), Some(b), false) = (asked, &r.body, self.asked_unknown)
+                {
+                    let note = format!("the answer to the request of step {}", from + 1);
+                    let to = Against {
+                        message: schema,
+                        versions: None,
+                        what: "response",
+                        note: Some(&note),
+                        literal: true,
+                    };
+                    check_body(b, &to).map_err(|x| under("respond", &body, x))?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+/// Checks an expected response body against the answer to `p`.
+fn check_response(body: &Value, p: Pending) -> Result<(), BodyError> {
+    let key = crate::codec::ApiKey(p.schema.api_key.unwrap_or(-1));
+    let versions = crate::codec::response_body_versions(key, p.version);
+    if versions.is_empty() {
+        return Ok(());
+    }
+    let note = format!("the answer to step {}", p.step + 1);
+    let to = Against {
+        message: p.schema,
+        versions: Some(&versions),
+        what: "response",
+        note: Some(&note),
+        literal: false,
+    };
+    check_body(body, &to)
+}
+
+/// A YAML node with the positions of its keys and elements, for pointing at one place of
+/// a file after it was parsed into plain values.
+enum Node {
+    Map(Vec<(Spanned<Key>, Node)>),
+    Seq(Vec<Spanned<Node>>),
+    Scalar,
+}
+
+/// A mapping key as text (`1` and `"1"` alike).
+struct Key(String);
+
+struct KeyVisitor;
+
+impl Visitor<'_> for KeyVisitor {
+    type Value = Key;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a scalar key")
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key, E> {
+        Ok(Key(v.to_owned()))
+    }
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Key, E> {
+        Ok(Key(v.to_string()))
+    }
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Key, E> {
+        Ok(Key(v.to_string()))
+    }
+    fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Key, E> {
+        Ok(Key(v.to_string()))
+    }
+    fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Key, E> {
+        Ok(Key(v.to_string()))
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Key, E> {
+        Ok(Key("null".into()))
+    }
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(KeyVisitor)
+    }
+}
+
+struct NodeVisitor;
+
+impl<'de> Visitor<'de> for NodeVisitor {
+    type Value = Node;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any YAML node")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Node, E> {
+        Ok(Node::Scalar)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Node, E> {
+        Ok(Node::Scalar)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Node, E> {
+        Ok(Node::Scalar)
+    }
+    fn visit_i128<E>(self, _: i128) -> Result<Node, E> {
+        Ok(Node::Scalar)
+    }
+    fn visit_u128<E>(self, _: u128) -> Result<Node, E> {
+        Ok(Node::Scalar)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Node, E> {
+        Ok(Node::Scalar)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Node, E> {
+        Ok(Node::Scalar)
+    }
+    fn visit_bytes<E>(self, _: &[u8]) -> Result<Node, E> {
+        Ok(Node::Scalar)
+    }
+    fn visit_unit<E>(self) -> Result<Node, E> {
+        Ok(Node::Scalar)
+    }
+    fn visit_none<E>(self) -> Result<Node, E> {
+        Ok(Node::Scalar)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
+        Node::deserialize(d)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Node, A::Error> {
+        let mut items = Vec::new();
+        while let Some(x) = a.next_element::<Spanned<Node>>()? {
+            items.push(x);
+        }
+        Ok(Node::Seq(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Node, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(k) = a.next_key::<Spanned<Key>>()? {
+            entries.push((k, a.next_value::<Node>()?));
+        }
+        Ok(Node::Map(entries))
+    }
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NodeVisitor)
+    }
+}
+
+/// `line:col` of the node at `at` inside step `step` of a scenario file's `text`: the key's
+/// own position for a mapping key, the element's for an index; as deep as the path can be
+/// followed (`None` if not even the step can be found).
+fn locate(text: &str, step: usize, at: &[Seg]) -> Option<(u64, u64)> {
+    let root: Node = serde_saphyr::from_str(text).ok()?;
+    let mut path = vec![Seg::Key("steps".into()), Seg::Index(step)];
+    path.extend_from_slice(at);
+    let mut node = &root;
+    let mut found = None;
+    for seg in &path {
+        let next = match (seg, node) {
+            (Seg::Key(k), Node::Map(entries)) => entries
+                .iter()
+                .find(|(key, _)| &key.value.0 == k)
+                .map(|(key, v)| (&key.referenced, v)),
+            (Seg::Index(i), Node::Seq(items)) => items.get(*i).map(|x| (&x.referenced, &x.value)),
+            _ => None,
+        };
+        let Some((loc, n)) = next else { break };
+        if loc.line() > 0 {
+            found = Some((loc.line(), loc.column()));
+        }
+        node = n;
+    }
+    found
 }

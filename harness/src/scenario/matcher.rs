@@ -124,7 +124,7 @@ pub fn resolve_names(v: &mut Value, numbers: &ProvisionalNumbers) {
     match v {
         Value::Object(map) => {
             for (k, x) in map.iter_mut() {
-                if k.ends_with("ErrorCode") {
+                if holds_error_code(k) {
                     if let Value::String(name) = x {
                         if let Some(code) = error_code_by_name(name, numbers) {
                             *x = Value::from(code);
@@ -144,6 +144,16 @@ pub fn resolve_names(v: &mut Value, numbers: &ProvisionalNumbers) {
         Value::Array(items) => items.iter_mut().for_each(|x| resolve_names(x, numbers)),
         _ => {}
     }
+}
+
+/// True if a string pattern under field `key` is an error-code name (`…ErrorCode`).
+pub fn holds_error_code(key: &str) -> bool {
+    key.ends_with("ErrorCode")
+}
+
+/// True if a string pattern under field `key` is an API name (`ApiKey`, `RequestApiKey`).
+pub fn holds_api_key(key: &str) -> bool {
+    key == "ApiKey" || key == "RequestApiKey"
 }
 
 /// The wire number of an error-code name.
@@ -220,7 +230,7 @@ impl Matcher<'_> {
                 }
                 _ => {}
             }
-            if key == "ApiKey" || key == "RequestApiKey" {
+            if holds_api_key(key) {
                 if let Some(k) = crate::codec::ApiKey::from_name(s) {
                     let wire = self.numbers.wire_api_key(k).0;
                     if actual.and_then(Value::as_i64) != Some(i64::from(wire)) {
@@ -229,7 +239,7 @@ impl Matcher<'_> {
                     return;
                 }
             }
-            if key.ends_with("ErrorCode") {
+            if holds_error_code(key) {
                 if let Some(code) = error_code_by_name(s, self.numbers) {
                     if actual.and_then(Value::as_i64) != Some(i64::from(code)) {
                         push(out, path, format!("{s} ({code})"), actual);
@@ -478,6 +488,44 @@ pub fn capture_names(pattern: &Value) -> Result<(Vec<String>, Vec<String>), Stri
     let (mut caps, mut refs) = (Vec::new(), Vec::new());
     walk(pattern, false, &mut caps, &mut refs)?;
     Ok((caps, refs))
+}
+
+/// What a matcher's operand patterns are matched against, for code that walks patterns
+/// (the loader's schema check).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperandsMatch {
+    /// The value at the matcher's own position (`$any_of`, `$not`).
+    Value,
+    /// The elements of the array at the matcher's position (`$each`, `$contains: [p, …]`).
+    Elements,
+}
+
+/// The patterns inside one matcher.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Operands<'a> {
+    /// What they are matched against.
+    pub applies: OperandsMatch,
+    /// Each pattern, with its index in the operand when the operand is a list.
+    pub patterns: Vec<(Option<usize>, &'a Value)>,
+}
+
+/// The sub-patterns of matcher `{op: arg}`; `None` when the operand holds no patterns
+/// (`$range`, `$len`, `$contains: "s"`, or a matcher this function does not know).
+pub fn operands<'a>(op: &str, arg: &'a Value) -> Option<Operands<'a>> {
+    let listed = |a: &'a Value| -> Vec<(Option<usize>, &'a Value)> {
+        match a {
+            Value::Array(ps) => ps.iter().enumerate().map(|(i, p)| (Some(i), p)).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let (applies, patterns) = match op {
+        "$any_of" | "$all_of" => (OperandsMatch::Value, listed(arg)),
+        "$not" => (OperandsMatch::Value, vec![(None, arg)]),
+        "$each" => (OperandsMatch::Elements, vec![(None, arg)]),
+        "$contains" if arg.is_array() => (OperandsMatch::Elements, listed(arg)),
+        _ => return None,
+    };
+    Some(Operands { applies, patterns })
 }
 
 /// Checks that every `$` key in a pattern is a known matcher; returns the first unknown one.

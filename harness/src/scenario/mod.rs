@@ -2,6 +2,7 @@
 //! `file:line:col` errors) and the pattern matcher expectations use. Nothing here performs
 //! I/O beyond reading scenario files, and nothing here is async.
 
+pub mod body_schema;
 pub mod builder;
 pub mod load;
 pub mod matcher;

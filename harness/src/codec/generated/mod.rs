@@ -37,6 +37,7 @@ pub mod unregister_broker_request;
 pub mod unregister_broker_response;
 pub mod update_features_request;
 pub mod update_features_response;
+pub mod schemas;
 
 pub use alter_configs_request::AlterConfigsRequest;
 pub use alter_configs_response::AlterConfigsResponse;
