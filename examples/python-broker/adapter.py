@@ -10,8 +10,9 @@ stdout (docs/adapter-protocol.md); logs go to stderr. Frames arrive as decoded J
 What it implements (kip-notes §4): ApiVersions advertising PushConfig 0-0 iff a
 ClientConfigPolicy is configured (with the KIP-511 v0 fallback for an unsupported
 ApiVersions version); PushConfig: the client.config.max.bytes size check (CONFIG_TOO_LARGE,
-policy not called), per-entry checks (unknown or sensitive ConfigType, values that do not
-parse as their type -> INVALID_CONFIG), the policy verdict from the scenario setup
+policy not called), per-entry checks (unknown ConfigType -> INVALID_CONFIG; with the profile's
+broker_entry_checks "broker" also sensitive ConfigTypes and values that do not parse as their
+type, which by default, "policy", reach the policy instead), the policy verdict from the scenario setup
 (INVALID_CONFIG with the policy's message on reject), ThrottleTimeMs on every PushConfig
 response; a malformed or unsupported request closes the connection. Time is virtual: it
 moves only on "advance". It does not implement broker registration (KIP-1326 static
@@ -108,6 +109,7 @@ class Broker:
         self.measure = profile["size_measure"]
         self.numbering = TYPES_CONFIG_DEF if profile["config_type_numbering"] == "config_def_type" else TYPES_OLDER_KIP
         self.unadvertised = profile["unadvertised_push_config"]
+        self.broker_checks = profile.get("broker_entry_checks", "policy") == "broker"
         self.now = 0
         self.closed = set()
 
@@ -195,14 +197,19 @@ class Broker:
             if not 0 <= n < len(self.numbering):
                 return reject(INVALID_CONFIG, "Config entry '%s' has unknown ConfigType %d" % (key, n), False)
             ty = self.numbering[n]
-            if ty in ("CLASS", "PASSWORD"):
+            if self.broker_checks and ty in ("CLASS", "PASSWORD"):
                 return reject(INVALID_CONFIG, "Config entry '%s' has sensitive ConfigType %s and must not be sent"
                               % (key, ty), False)
             try:
                 value = parse_value(ty, c["ConfigValue"])
             except ValueError:
-                return reject(INVALID_CONFIG, "Config entry '%s' value '%s' cannot be parsed as %s"
-                              % (key, c["ConfigValue"], ty), False)
+                if self.broker_checks:
+                    return reject(INVALID_CONFIG, "Config entry '%s' value '%s' cannot be parsed as %s"
+                                  % (key, c["ConfigValue"], ty), False)
+                # The policy judges it: it gets the raw text.
+                configs.append({"key": key, "value": {"string": c["ConfigValue"]}, "ty": ty,
+                                "is_default": c["IsDefault"]})
+                continue
             configs.append({"key": key, "value": {ty.lower(): value}, "ty": ty, "is_default": c["IsDefault"]})
         # ClientConfigPolicy.process(ClientConfigData(configs, timestamp = the broker's clock)).
         self.event(events, "policy_invoked", configs=configs, timestamp=self.now)

@@ -97,7 +97,7 @@ async fn python_broker_passes_every_broker_scenario_it_declares() {
         .iter()
         .filter(|s| s.area == "kip1324-broker")
         .count();
-    assert_eq!(broker, 67);
+    assert_eq!(broker, 70);
     let options = RunOptions {
         seed: 7,
         jobs: 2,
@@ -118,10 +118,10 @@ async fn python_broker_passes_every_broker_scenario_it_declares() {
             .filter(|r| r.area == area && r.verdict == Verdict::Passed)
             .count()
     };
-    assert_eq!(passed_in("kip1324-broker"), 64);
+    assert_eq!(passed_in("kip1324-broker"), 67);
     // The live-safe ApiVersions scenarios (broker role) pass too.
     assert_eq!(passed_in("apiversions"), 4);
-    assert_eq!(summary.passed, 68);
+    assert_eq!(summary.passed, 71);
     assert_eq!(summary.failed + summary.errored, 0);
     // Unsupported: the three multi-role registration scenarios (KIP-1326 static configs are
     // not implemented, so static_configs is not declared) and every client/controller one.
@@ -147,7 +147,7 @@ async fn python_broker_passes_every_broker_scenario_it_declares() {
             ),
         ]
     );
-    assert_eq!(summary.unsupported, summary.total - 68);
+    assert_eq!(summary.unsupported, summary.total - 71);
 }
 
 #[test]

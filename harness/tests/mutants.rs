@@ -86,9 +86,16 @@ const WITNESSES: &[(&str, &str)] = &[
     ),
     (
         "accepts-sensitive-types",
+        "b1324-broker-checks-sensitive-types-rejected",
+    ),
+    (
+        "skips-value-parsing",
+        "b1324-broker-checks-unparsable-values-rejected",
+    ),
+    (
+        "drops-sensitive-entries",
         "b1324-config-type-class-rejected",
     ),
-    ("skips-value-parsing", "b1324-unparsable-int-rejected"),
     (
         "drops-throttle-time",
         "b1324-throttle-time-returned-on-success",

@@ -92,10 +92,12 @@ faults! {
     MeasuresFramePrefix => "measures-frame-prefix",
     /// Broker: ConfigType is decoded with the older KIP enum whatever the profile says.
     BrokerOlderTypeNumbering => "broker-older-type-numbering",
-    /// Broker: entries typed CLASS or PASSWORD are passed to the policy instead of refused.
+    /// Broker: with `broker_entry_checks: broker`, entries typed CLASS or PASSWORD are passed to the policy instead of refused.
     AcceptsSensitiveTypes => "accepts-sensitive-types",
-    /// Broker: entry values are not parsed as their ConfigType; unparsable ones reach the policy as strings.
+    /// Broker: with `broker_entry_checks: broker`, values are not parsed as their ConfigType; unparsable ones reach the policy as strings.
     SkipsValueParsing => "skips-value-parsing",
+    /// Broker: entries typed CLASS or PASSWORD are silently left out of what the policy receives, so it cannot detect them by ConfigType.
+    DropsSensitiveEntries => "drops-sensitive-entries",
     /// Broker: ThrottleTimeMs is never put in PushConfig responses.
     DropsThrottleTime => "drops-throttle-time",
     /// Broker: StaticConfigs include configs whose report policy is NEVER.

@@ -33,6 +33,23 @@ pub enum UnadvertisedPushConfigReply {
     UnsupportedVersion,
 }
 
+/// Who refuses PushConfig entries typed CLASS/PASSWORD or whose value does not parse as its
+/// ConfigType (KIP-1324: "Whenever a client sends a PushConfig request, the broker calls the
+/// policy"; rejecting "the wrong type …, an un-parseable value" is what "the
+/// ClientConfigPolicy implementation" does, and sensitive-config detection is something the
+/// policy "may" do). An unknown ConfigType number is refused by the broker under either
+/// reading: it cannot be turned into the `ConfigDef.Type` of the policy's `ClientConfig`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BrokerEntryChecks {
+    /// The broker hands every entry to the policy (an unparsable value as its raw text);
+    /// only the policy's verdict decides (the KIP text).
+    #[default]
+    Policy,
+    /// The broker itself answers INVALID_CONFIG naming the entry, without calling the policy.
+    Broker,
+}
+
 /// The error a controller returns when the registration audit fails (kip-notes §6 C2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -182,6 +199,9 @@ pub struct SpecProfile {
     /// Reply to a PushConfig the broker did not advertise (§6 A5): `close` (default) or
     /// `unsupported_version`.
     pub unadvertised_push_config: UnadvertisedPushConfigReply,
+    /// Who refuses CLASS/PASSWORD entries and unparsable values in a PushConfig: `policy`
+    /// (default, the KIP text) or `broker` (before the policy).
+    pub broker_entry_checks: BrokerEntryChecks,
     /// Error of a failed registration audit (§6 C2): `invalid_registration` (default) or
     /// `invalid_config`.
     pub registration_rejection: RegistrationRejection,
@@ -205,6 +225,7 @@ impl Default for SpecProfile {
             size_measure: SizeMeasure::default(),
             config_type_numbering: ConfigTypeNumbering::default(),
             unadvertised_push_config: UnadvertisedPushConfigReply::default(),
+            broker_entry_checks: BrokerEntryChecks::default(),
             registration_rejection: RegistrationRejection::default(),
             audit_direction: AuditDirection::default(),
             static_config_persistence_level: 35,
@@ -306,6 +327,17 @@ mod tests {
         assert_eq!(q.size_measure, SizeMeasure::ConfigsArray);
         assert_eq!(q.audit_direction, AuditDirection::UpgradeOnly);
         assert_eq!(q.defaults, Defaults::default());
+    }
+
+    #[test]
+    fn broker_entry_checks_default_to_the_policy_and_load_from_yaml() {
+        assert_eq!(
+            SpecProfile::default().broker_entry_checks,
+            BrokerEntryChecks::Policy
+        );
+        let p = SpecProfile::from_yaml("broker_entry_checks: broker\n").unwrap();
+        assert_eq!(p.broker_entry_checks, BrokerEntryChecks::Broker);
+        assert!(SpecProfile::from_yaml("broker_entry_checks: both\n").is_err());
     }
 
     #[test]
