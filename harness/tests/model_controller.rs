@@ -12,8 +12,8 @@ use kipcheck::codec::{
 };
 use kipcheck::model::server_config::resource_type::{BROKER, TOPIC, UNKNOWN};
 use kipcheck::model::{
-    AuditDirection, BrokerModel, BrokerSettings, ControllerModel, Event, MetadataRecord, Millis,
-    RegistrationRejection, ServerConfigDefs, SpecProfile, Validator,
+    AuditDirection, BrokerModel, BrokerSettings, ControllerModel, Event, IncrementalInvalidValue,
+    MetadataRecord, Millis, RegistrationRejection, ServerConfigDefs, SpecProfile, Validator,
 };
 use model_support::cfg;
 
@@ -281,7 +281,8 @@ fn mv_validator_failure_is_per_resource_invalid_config() {
     assert_eq!(resp.responses[1].error_code, 0);
     assert!(c.resource_configs(TOPIC, "t1").is_empty());
     assert_eq!(c.resource_configs(TOPIC, "t2")["segment.bytes"], "4194304");
-    // Below the lowest MV key only the static validator (≥ 14) applies.
+    // Below the lowest MV key only the static validator (≥ 14) applies; its failure is the
+    // KIP-1256 code of the profile (default INVALID_REQUEST).
     let mut c = controller(&p, 39);
     assert_eq!(
         inc_code(&mut c, TOPIC, "t", set("segment.bytes", Some("100"), 0)),
@@ -289,8 +290,80 @@ fn mv_validator_failure_is_per_resource_invalid_config() {
     );
     assert_eq!(
         inc_code(&mut c, TOPIC, "t", set("segment.bytes", Some("10"), 0)),
-        40
+        42
     );
+}
+
+#[test]
+fn incremental_non_mv_value_failures_follow_the_profile_reading() {
+    for (reading, code) in [
+        (IncrementalInvalidValue::InvalidRequest, 42),
+        (IncrementalInvalidValue::InvalidConfig, 40),
+    ] {
+        let p = SpecProfile {
+            incremental_invalid_value: reading,
+            ..SpecProfile::default()
+        };
+        let mut c = controller(&p, 40);
+        for (rtype, name, value, message) in [
+            (
+                TOPIC,
+                "segment.bytes",
+                "10",
+                "Invalid value 10 for configuration segment.bytes: Value must be at least 14",
+            ),
+            (
+                BROKER,
+                "log.segment.bytes",
+                "lots",
+                "Invalid value lots for configuration log.segment.bytes: not a valid INT",
+            ),
+            (
+                TOPIC,
+                "no.such.config",
+                "1",
+                "Unknown topic config name: no.such.config",
+            ),
+        ] {
+            let r = c.handle_incremental_alter_configs(
+                Millis(0),
+                1,
+                &inc_req(rtype, "1", vec![set(name, Some(value), 0)], false),
+            );
+            assert_eq!(
+                (
+                    r.responses[0].error_code,
+                    r.responses[0].error_message.as_deref()
+                ),
+                (code, Some(message)),
+                "{reading:?} {name}"
+            );
+        }
+        // An MV-aware validator failure is INVALID_CONFIG under both readings (KIP-1294).
+        assert_eq!(
+            inc_code(&mut c, TOPIC, "t", set("segment.bytes", Some("2097152"), 0)),
+            40
+        );
+        // Legacy AlterConfigs is outside KIP-1256: INVALID_CONFIG under both.
+        let legacy_req = AlterConfigsRequest {
+            resources: vec![legacy::AlterConfigsResource {
+                resource_type: TOPIC,
+                resource_name: "t".into(),
+                configs: vec![legacy::AlterableConfig {
+                    name: "segment.bytes".into(),
+                    value: Some("10".into()),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert_eq!(
+            c.handle_alter_configs(Millis(0), 2, &legacy_req).responses[0].error_code,
+            40
+        );
+        assert_eq!(c.metadata_log().len(), 1, "nothing written");
+    }
 }
 
 #[test]
@@ -460,7 +533,8 @@ fn append_and_subtract_work_on_lists_only() {
     );
     assert_eq!(
         inc_code(&mut c, TOPIC, "t", set("cleanup.policy", Some("bogus"), 2)),
-        40
+        42,
+        "static validator: the profile's KIP-1256 code"
     );
     assert_eq!(
         inc_code(
@@ -469,7 +543,7 @@ fn append_and_subtract_work_on_lists_only() {
             "t",
             set("no.such.topic.config", Some("1"), 0)
         ),
-        40
+        42
     );
     assert_eq!(
         inc_code(

@@ -146,6 +146,10 @@ const WITNESSES: &[(&str, &str)] = &[
         "k1294-iac-invalid-config",
     ),
     (
+        "incremental-alter-skips-static-validator",
+        "k1294-iac-static-validator-refused",
+    ),
+    (
         "validate-only-writes",
         "k1294-alter-configs-validate-only-valid",
     ),

@@ -463,17 +463,23 @@ impl ControllerModel {
         let Some(defs) = self.defs.for_resource(rtype) else {
             return Ok(());
         };
+        // KIP-1256 (IncrementalAlterConfigs only) answers these as the broker does; legacy
+        // AlterConfigs keeps INVALID_CONFIG.
+        let invalid_value = if legacy {
+            ErrorCode::INVALID_CONFIG
+        } else {
+            self.profile.incremental_invalid_value.code()
+        };
         let Some(key) = defs.get(name) else {
             if rtype == resource_type::TOPIC {
-                return Err((
-                    ErrorCode::INVALID_CONFIG,
-                    format!("Unknown topic config name: {name}"),
-                ));
+                return Err((invalid_value, format!("Unknown topic config name: {name}")));
             }
             return Ok(());
         };
-        ServerConfigDefs::check_static(name, key, value)
-            .map_err(|e| (ErrorCode::INVALID_CONFIG, e.to_string()))?;
+        if legacy || !self.faults.has(Fault::IncrementalAlterSkipsStaticValidator) {
+            ServerConfigDefs::check_static(name, key, value)
+                .map_err(|e| (invalid_value, e.to_string()))?;
+        }
         let skipped = if legacy {
             Fault::AlterConfigsSkipsMvValidators
         } else {

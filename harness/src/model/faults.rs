@@ -124,6 +124,8 @@ faults! {
     AlterConfigsSkipsMvValidators => "alter-configs-skips-mv-validators",
     /// Controller: IncrementalAlterConfigs does not run the MV-aware validators.
     IncrementalAlterSkipsMvValidators => "incremental-alter-skips-mv-validators",
+    /// Controller: IncrementalAlterConfigs skips the static validator, so values it refuses are written (KIP-1256: "silently dropped").
+    IncrementalAlterSkipsStaticValidator => "incremental-alter-skips-static-validator",
     /// Controller: ValidateOnly alter-configs requests write the new configs.
     ValidateOnlyWrites => "validate-only-writes",
     /// Controller: KIP-1256 structural refusals return INVALID_CONFIG instead of INVALID_REQUEST.

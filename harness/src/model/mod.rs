@@ -36,8 +36,8 @@ pub use events::{Event, LoggedEvent, NodeId};
 pub use faults::{Fault, Faults};
 pub use invariants::InvariantViolation;
 pub use profile::{
-    AuditDirection, BrokerEntryChecks, DefaultKeyLists, Defaults, ProfileError,
-    RegistrationRejection, SizeMeasure, SpecProfile, UnadvertisedPushConfigReply,
+    AuditDirection, BrokerEntryChecks, DefaultKeyLists, Defaults, IncrementalInvalidValue,
+    ProfileError, RegistrationRejection, SizeMeasure, SpecProfile, UnadvertisedPushConfigReply,
 };
 pub use rng::ModelRng;
 pub use sensitivity::{classify, SensitivityRule};

@@ -71,6 +71,30 @@ impl RegistrationRejection {
     }
 }
 
+/// The error IncrementalAlterConfigs returns for a value that fails its type or static
+/// validator, or an unknown topic config name (kip-notes §3.4, §6 C5). KIP-1256 aligns the
+/// controller with the broker, which "uses the INVALID_REQUEST error code"; KIP-1294 asks for
+/// INVALID_CONFIG only for a failing MV-aware validator (which stays INVALID_CONFIG under both).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IncrementalInvalidValue {
+    /// INVALID_REQUEST (42), as the broker answers (KIP-1256).
+    #[default]
+    InvalidRequest,
+    /// INVALID_CONFIG (40), as the controller's own validation answers today.
+    InvalidConfig,
+}
+
+impl IncrementalInvalidValue {
+    /// The error code this reading returns.
+    pub fn code(self) -> ErrorCode {
+        match self {
+            IncrementalInvalidValue::InvalidRequest => ErrorCode::INVALID_REQUEST,
+            IncrementalInvalidValue::InvalidConfig => ErrorCode::INVALID_CONFIG,
+        }
+    }
+}
+
 /// Which metadata.version changes run the KIP-1294 config audit (kip-notes §6 C3).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -205,6 +229,9 @@ pub struct SpecProfile {
     /// Error of a failed registration audit (§6 C2): `invalid_registration` (default) or
     /// `invalid_config`.
     pub registration_rejection: RegistrationRejection,
+    /// IncrementalAlterConfigs error for a value failing its type or static validator, or an
+    /// unknown topic config (§3.4, §6 C5): `invalid_request` (default) or `invalid_config`.
+    pub incremental_invalid_value: IncrementalInvalidValue,
     /// Which metadata.version changes are audited (§6 C3): `both` (default) or `upgrade_only`.
     pub audit_direction: AuditDirection,
     /// The metadata.version feature level from which a controller persists StaticConfigs in
@@ -227,6 +254,7 @@ impl Default for SpecProfile {
             unadvertised_push_config: UnadvertisedPushConfigReply::default(),
             broker_entry_checks: BrokerEntryChecks::default(),
             registration_rejection: RegistrationRejection::default(),
+            incremental_invalid_value: IncrementalInvalidValue::default(),
             audit_direction: AuditDirection::default(),
             static_config_persistence_level: 35,
             first_static_configs_version: 6,
@@ -338,6 +366,17 @@ mod tests {
         let p = SpecProfile::from_yaml("broker_entry_checks: broker\n").unwrap();
         assert_eq!(p.broker_entry_checks, BrokerEntryChecks::Broker);
         assert!(SpecProfile::from_yaml("broker_entry_checks: both\n").is_err());
+    }
+
+    #[test]
+    fn incremental_invalid_value_defaults_to_invalid_request() {
+        let d = SpecProfile::default().incremental_invalid_value;
+        assert_eq!(d.code(), ErrorCode::INVALID_REQUEST);
+        let p = SpecProfile::from_yaml("incremental_invalid_value: invalid_config\n").unwrap();
+        assert_eq!(
+            p.incremental_invalid_value.code(),
+            ErrorCode::INVALID_CONFIG
+        );
     }
 
     #[test]
