@@ -395,16 +395,22 @@ fn kip_1256_cases_are_invalid_request() {
         inc_code(&mut c, TOPIC, "t", set("retention.ms", None, 1)),
         0
     );
-    // Legacy AlterConfigs: duplicates and UNKNOWN too.
-    let legacy_req = |rtype: i8, names: &[&str]| AlterConfigsRequest {
+    c.check_invariants().unwrap();
+}
+
+#[test]
+fn legacy_alter_configs_is_outside_kip_1256() {
+    let p = SpecProfile::default();
+    let mut c = controller(&p, 1);
+    let legacy_req = |rtype: i8, rname: &str, configs: &[(&str, &str)]| AlterConfigsRequest {
         resources: vec![legacy::AlterConfigsResource {
             resource_type: rtype,
-            resource_name: "t".into(),
-            configs: names
+            resource_name: rname.into(),
+            configs: configs
                 .iter()
-                .map(|n| legacy::AlterableConfig {
+                .map(|(n, v)| legacy::AlterableConfig {
                     name: (*n).into(),
-                    value: Some("1".into()),
+                    value: Some((*v).into()),
                     ..Default::default()
                 })
                 .collect(),
@@ -412,27 +418,32 @@ fn kip_1256_cases_are_invalid_request() {
         }],
         ..Default::default()
     };
-    assert_eq!(
-        c.handle_alter_configs(
-            Millis(0),
-            2,
-            &legacy_req(TOPIC, &["retention.ms", "retention.ms"])
+    let answer = |c: &mut ControllerModel, req: &AlterConfigsRequest| {
+        let r = &c.handle_alter_configs(Millis(0), 2, req).responses[0];
+        (
+            r.error_code,
+            r.error_message.as_ref().map(|m| m.to_string()),
         )
-        .responses[0]
-            .error_code,
-        42
-    );
+    };
+    // A duplicate key: the last value wins.
+    let dup = legacy_req(TOPIC, "t", &[("retention.ms", "1"), ("retention.ms", "2")]);
+    assert_eq!(answer(&mut c, &dup), (0, None));
     assert_eq!(
-        c.handle_alter_configs(Millis(0), 2, &legacy_req(UNKNOWN, &["retention.ms"]))
-            .responses[0]
-            .error_code,
-        42
+        c.resource_configs(TOPIC, "t"),
+        cfg(&[("retention.ms", "2")])
     );
+    // Another node's BROKER resource is accepted (the controller's own id is 1).
+    let remote = legacy_req(BROKER, "7", &[("log.segment.bytes", "4194304")]);
+    assert_eq!(answer(&mut c, &remote), (0, None));
     assert_eq!(
-        c.handle_alter_configs(Millis(0), 2, &legacy_req(TOPIC, &["retention.ms"]))
-            .responses[0]
-            .error_code,
-        0
+        c.resource_configs(BROKER, "7"),
+        cfg(&[("log.segment.bytes", "4194304")])
+    );
+    // An unknown resource type is refused as Kafka's controller does: UNSUPPORTED_VERSION.
+    let unknown = legacy_req(UNKNOWN, "t", &[("retention.ms", "1")]);
+    assert_eq!(
+        answer(&mut c, &unknown),
+        (35, Some("Unknown resource type 0.".into()))
     );
     c.check_invariants().unwrap();
 }

@@ -13,6 +13,7 @@ use super::faults::{Fault, Faults};
 use super::profile::{AuditDirection, SpecProfile};
 use super::server_config::{resource_type, ServerConfigDefs};
 use super::time::Millis;
+use crate::codec::alter_configs_request as legacy_req;
 use crate::codec::alter_configs_response::AlterConfigsResourceResponse;
 use crate::codec::incremental_alter_configs_request as inc_req;
 use crate::codec::incremental_alter_configs_response::AlterConfigsResourceResponse as IncResourceResponse;
@@ -492,7 +493,7 @@ impl ControllerModel {
             .map_err(|e| (ErrorCode::INVALID_CONFIG, e.to_string()))
     }
 
-    /// The KIP-1256 structural checks shared by both alter APIs.
+    /// The KIP-1256 structural checks of IncrementalAlterConfigs.
     fn structural_checks<'a>(
         &self,
         rtype: i8,
@@ -616,6 +617,32 @@ impl ControllerModel {
         }
     }
 
+    /// The new config set of one legacy AlterConfigs resource, or why it is refused. KIP-1256
+    /// is scoped to IncrementalAlterConfigs, so none of its refusals apply here: as Kafka's
+    /// controller does today, a duplicate key is last-wins, any broker id is accepted, and
+    /// only an unknown resource type is refused (UNSUPPORTED_VERSION).
+    fn legacy_outcome(&self, r: &legacy_req::AlterConfigsResource) -> ResourceOutcome {
+        if !resource_type::KNOWN.contains(&r.resource_type) {
+            return Err((
+                ErrorCode::UNSUPPORTED_VERSION,
+                format!("Unknown resource type {}.", r.resource_type),
+            ));
+        }
+        let mut new = BTreeMap::new();
+        for c in &r.configs {
+            match &c.value {
+                Some(v) => {
+                    self.check_value(r.resource_type, &c.name, v, true)?;
+                    new.insert(c.name.to_string(), v.to_string());
+                }
+                None => {
+                    new.remove(c.name.as_str());
+                }
+            }
+        }
+        Ok(new)
+    }
+
     /// AlterConfigs (legacy, whole-set replacement; a null value means "not set").
     pub fn handle_alter_configs(
         &mut self,
@@ -625,22 +652,7 @@ impl ControllerModel {
     ) -> AlterConfigsResponse {
         let mut responses = Vec::new();
         for r in &req.resources {
-            let outcome = self
-                .structural_checks(
-                    r.resource_type,
-                    &r.resource_name,
-                    r.configs.iter().map(|c| c.name.as_str()),
-                )
-                .and_then(|()| {
-                    let mut new = BTreeMap::new();
-                    for c in &r.configs {
-                        if let Some(v) = &c.value {
-                            self.check_value(r.resource_type, &c.name, v, true)?;
-                            new.insert(c.name.to_string(), v.to_string());
-                        }
-                    }
-                    Ok(new)
-                });
+            let outcome = self.legacy_outcome(r);
             let (error_code, error_message) = self.finish_resource(
                 now,
                 req.validate_only,
