@@ -906,6 +906,46 @@ fn producer_deadline_is_max_block_ms() {
 }
 
 #[test]
+fn a_producer_send_waits_max_block_ms_from_its_own_call() {
+    let mut c = ClientModel::new(
+        ClientType::Producer,
+        cfg(&[
+            ("config.push.allowed.keys", "acks"),
+            ("max.block.ms", "7000"),
+            ("request.timeout.ms", "60000"),
+        ]),
+        &SpecProfile::default(),
+        1,
+    )
+    .unwrap();
+    start_and_connect(&mut c, 1, true);
+    assert_eq!(c.deadline(), Millis(7000));
+    c.handle(Millis(0), ClientInput::UserRequest { id: 1 });
+    let out = c.handle(Millis(5000), ClientInput::UserRequest { id: 2 });
+    assert!(events(&out).contains(&Event::UserRequestBlocked { id: 2 }));
+    assert!(out.contains(&ClientOutput::WakeAt(Millis(7000))));
+    assert_eq!(c.deadline(), Millis(12000), "extended to the late call");
+    // id 1 goes at 7000 (its own max.block.ms); the handshake is still pending.
+    let out = c.handle(Millis(7000), ClientInput::Tick);
+    assert_eq!(
+        out.iter()
+            .filter(|o| matches!(o, ClientOutput::ReleaseUserRequest { .. }))
+            .collect::<Vec<_>>(),
+        vec![&ClientOutput::ReleaseUserRequest { id: 1 }]
+    );
+    assert!(out.contains(&ClientOutput::WakeAt(Millis(12000))));
+    assert!(c.is_blocking());
+    assert_eq!(c.state(), &HandshakeState::Pending);
+    // id 2 goes at 12000, with the handshake abandoned.
+    let out = c.handle(Millis(11999), ClientInput::Tick);
+    assert!(!out.contains(&ClientOutput::ReleaseUserRequest { id: 2 }));
+    let out = c.handle(Millis(12000), ClientInput::Tick);
+    assert!(out.contains(&ClientOutput::ReleaseUserRequest { id: 2 }));
+    assert!(events(&out).contains(&Event::HandshakeAbandoned { attempts: 1 }));
+    c.check_invariants().unwrap();
+}
+
+#[test]
 fn retries_stop_at_the_deadline() {
     let mut c = consumer(&[("default.api.timeout.ms", "1000")]);
     start_and_connect(&mut c, 1, true);

@@ -65,6 +65,10 @@ const WITNESSES: &[(&str, &str)] = &[
         "embedded-clients-handshake",
         "c1324-streams-embedded-producer-no-handshake",
     ),
+    (
+        "producer-deadline-from-start",
+        "c1324-deadline-producer-late-send",
+    ),
     ("blocks-past-deadline", "c1324-deadline-default-60000"),
     (
         "advertises-without-policy",

@@ -169,7 +169,8 @@ pub struct ClientModel {
     pub(super) sticky: Option<NodeId>,
     pub(super) nodes: BTreeMap<NodeId, NodeState>,
     pub(super) released: bool,
-    pub(super) blocked: Vec<u64>,
+    /// Held user requests with the time each stops waiting at the latest.
+    pub(super) blocked: Vec<(u64, Millis)>,
     pub(super) events: Vec<LoggedEvent>,
     pub(super) successes: u32,
     pub(super) pushes_to_non_advertising: u32,
@@ -327,7 +328,8 @@ impl ClientModel {
         self.attempts
     }
 
-    /// The handshake deadline (meaningful once started).
+    /// The handshake deadline (meaningful once started): start + the deadline setting, for a
+    /// producer extended to each held user request's call + `max.block.ms`.
     pub fn deadline(&self) -> Millis {
         self.deadline
     }
@@ -388,7 +390,19 @@ impl ClientModel {
             }
             ClientInput::UserRequest { id } => {
                 if self.is_blocking() && !self.faults.has(Fault::DoesNotBlockUserRequests) {
-                    self.blocked.push(id);
+                    // A producer's send() "Blocks up to max.block.ms", counted from the call;
+                    // the handshake goes on at least that long. Other clients' requests wait
+                    // for the handshake deadline counted from start.
+                    let until = if self.client_type == ClientType::Producer
+                        && !self.faults.has(Fault::ProducerDeadlineFromStart)
+                    {
+                        let until = now.plus(self.deadline_ms);
+                        self.deadline = self.deadline.max(until);
+                        until
+                    } else {
+                        self.deadline
+                    };
+                    self.blocked.push((id, until));
                     self.emit(now, Event::UserRequestBlocked { id }, &mut out);
                 } else {
                     self.emit(now, Event::UserRequestReleased { id }, &mut out);
@@ -605,7 +619,7 @@ impl ClientModel {
         }
         self.released = true;
         self.emit(now, Event::UserRequestsUnblocked { reason }, out);
-        for id in std::mem::take(&mut self.blocked) {
+        for (id, _) in std::mem::take(&mut self.blocked) {
             self.emit(now, Event::UserRequestReleased { id }, out);
             out.push(ClientOutput::ReleaseUserRequest { id });
         }
@@ -624,6 +638,16 @@ impl ClientModel {
             );
             if !self.faults.has(Fault::BlocksPastDeadline) {
                 self.release(now, UnblockReason::DeadlineExceeded, out);
+            }
+        }
+        if !self.faults.has(Fault::BlocksPastDeadline) {
+            let (due, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.blocked)
+                .into_iter()
+                .partition(|(_, until)| *until <= now);
+            self.blocked = waiting;
+            for (id, _) in due {
+                self.emit(now, Event::UserRequestReleased { id }, out);
+                out.push(ClientOutput::ReleaseUserRequest { id });
             }
         }
         if self.in_flight.as_ref().is_some_and(|f| now >= f.timeout_at) {
@@ -728,6 +752,7 @@ impl ClientModel {
                 }
             }
         }
+        t.extend(self.blocked.iter().map(|(_, until)| *until));
         for s in self.nodes.values() {
             if s.connected && s.api_versions_deferred {
                 t.push(s.throttled_until);

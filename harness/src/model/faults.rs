@@ -78,6 +78,8 @@ faults! {
     PushToUnadvertisingBroker => "push-to-unadvertising-broker",
     /// Client: producers/consumers/admins embedded in Kafka Streams do their own handshake.
     EmbeddedClientsHandshake => "embedded-clients-handshake",
+    /// Client: a producer's user request waits only until client start + `max.block.ms`, not `max.block.ms` from its own call.
+    ProducerDeadlineFromStart => "producer-deadline-from-start",
     /// Client: user requests stay blocked after the handshake deadline passes.
     BlocksPastDeadline => "blocks-past-deadline",
     /// Broker: PushConfig is advertised in ApiVersions even without a policy configured.
