@@ -11,7 +11,7 @@ use super::backoff::ExponentialBackoff;
 use super::config_def::{client_definitions, ClientDefinitions, ClientType, ConfigType};
 use super::events::{Event, LoggedEvent, NodeId, RetryCause, SkipReason, UnblockReason};
 use super::faults::{Fault, Faults};
-use super::profile::SpecProfile;
+use super::profile::{RequestTimeoutAction, SpecProfile};
 use super::rng::ModelRng;
 use super::selection::{self, request_size, Selection, ENABLE_CONFIG_PUSH};
 use super::time::Millis;
@@ -372,20 +372,14 @@ impl ClientModel {
                 self.on_push_response(now, node, &body, &mut out)
             }
             ClientInput::Disconnected { node } => {
-                let st = self.nodes.entry(node).or_default();
-                st.connected = false;
-                st.push_config = None;
-                st.api_versions_deferred = false;
-                if self.sticky == Some(node) {
-                    self.sticky = None;
-                }
+                self.mark_disconnected(node);
                 if self.in_flight.as_ref().is_some_and(|f| f.node == node) {
                     self.schedule_retry(now, RetryCause::Disconnected, &mut out);
                 }
             }
             ClientInput::RequestTimedOut { node } => {
                 if self.in_flight.as_ref().is_some_and(|f| f.node == node) {
-                    self.schedule_retry(now, RetryCause::RequestTimedOut, &mut out);
+                    self.on_request_timeout(now, &mut out);
                 }
             }
             ClientInput::UserRequest { id } => {
@@ -580,6 +574,35 @@ impl ClientModel {
         }
     }
 
+    /// The node's connection is gone: no ApiVersions answer, no sticky node.
+    fn mark_disconnected(&mut self, node: NodeId) {
+        let st = self.nodes.entry(node).or_default();
+        st.connected = false;
+        st.push_config = None;
+        st.api_versions_deferred = false;
+        if self.sticky == Some(node) {
+            self.sticky = None;
+        }
+    }
+
+    /// The in-flight PushConfig timed out: retry after the backoff, on the same connection or
+    /// (profile `request_timeout: disconnect`) after closing it.
+    fn on_request_timeout(&mut self, now: Millis, out: &mut Vec<ClientOutput>) {
+        let node = self.in_flight.as_ref().map(|f| f.node);
+        self.schedule_retry(now, RetryCause::RequestTimedOut, out);
+        if let (Some(node), RequestTimeoutAction::Disconnect) = (node, self.profile.request_timeout)
+        {
+            self.mark_disconnected(node);
+            self.emit(
+                now,
+                Event::ConnectionClosed {
+                    reason: format!("PushConfig to node {node} timed out"),
+                },
+                out,
+            );
+        }
+    }
+
     fn schedule_retry(&mut self, now: Millis, cause: RetryCause, out: &mut Vec<ClientOutput>) {
         let Some(failed) = self.in_flight.take() else {
             return;
@@ -651,7 +674,7 @@ impl ClientModel {
             }
         }
         if self.in_flight.as_ref().is_some_and(|f| now >= f.timeout_at) {
-            self.schedule_retry(now, RetryCause::RequestTimedOut, out);
+            self.on_request_timeout(now, out);
         }
         let due: Vec<NodeId> = self
             .nodes

@@ -37,7 +37,8 @@ pub use faults::{Fault, Faults};
 pub use invariants::InvariantViolation;
 pub use profile::{
     AuditDirection, BrokerEntryChecks, DefaultKeyLists, Defaults, IncrementalInvalidValue,
-    ProfileError, RegistrationRejection, SizeMeasure, SpecProfile, UnadvertisedPushConfigReply,
+    ProfileError, RegistrationRejection, RequestTimeoutAction, SizeMeasure, SpecProfile,
+    UnadvertisedPushConfigReply,
 };
 pub use rng::ModelRng;
 pub use sensitivity::{classify, SensitivityRule};

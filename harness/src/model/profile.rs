@@ -50,6 +50,20 @@ pub enum BrokerEntryChecks {
     Broker,
 }
 
+/// What a client does with the connection when a PushConfig times out (`request.timeout.ms`).
+/// KIP-1324 only says retries follow "retry.backoff.ms, retry.backoff.max.ms, and
+/// default.api.timeout.ms, similar to ApiVersions"; Java's NetworkClient disconnects on a
+/// request timeout. Both are allowed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestTimeoutAction {
+    /// Keep the connection; the retry goes on it after the backoff.
+    #[default]
+    Keep,
+    /// Close the connection (as Java's NetworkClient does); the retry waits for a new one.
+    Disconnect,
+}
+
 /// The error a controller returns when the registration audit fails (kip-notes §6 C2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -223,6 +237,9 @@ pub struct SpecProfile {
     /// Reply to a PushConfig the broker did not advertise (§6 A5): `close` (default) or
     /// `unsupported_version`.
     pub unadvertised_push_config: UnadvertisedPushConfigReply,
+    /// A client's connection after a PushConfig request timeout: `keep` (default) or
+    /// `disconnect` (Java's NetworkClient); the KIP allows both.
+    pub request_timeout: RequestTimeoutAction,
     /// Who refuses CLASS/PASSWORD entries and unparsable values in a PushConfig: `policy`
     /// (default, the KIP text) or `broker` (before the policy).
     pub broker_entry_checks: BrokerEntryChecks,
@@ -252,6 +269,7 @@ impl Default for SpecProfile {
             size_measure: SizeMeasure::default(),
             config_type_numbering: ConfigTypeNumbering::default(),
             unadvertised_push_config: UnadvertisedPushConfigReply::default(),
+            request_timeout: RequestTimeoutAction::default(),
             broker_entry_checks: BrokerEntryChecks::default(),
             registration_rejection: RegistrationRejection::default(),
             incremental_invalid_value: IncrementalInvalidValue::default(),
@@ -377,6 +395,16 @@ mod tests {
             p.incremental_invalid_value.code(),
             ErrorCode::INVALID_CONFIG
         );
+    }
+
+    #[test]
+    fn request_timeout_defaults_to_keep_and_loads_disconnect() {
+        assert_eq!(
+            SpecProfile::default().request_timeout,
+            RequestTimeoutAction::Keep
+        );
+        let p = SpecProfile::from_yaml("request_timeout: disconnect\n").unwrap();
+        assert_eq!(p.request_timeout, RequestTimeoutAction::Disconnect);
     }
 
     #[test]
