@@ -11,8 +11,8 @@ use kipcheck::codec::{
 use kipcheck::model::config_def::{ConfigType, ConfigValue};
 use kipcheck::model::{
     BrokerEntryChecks, BrokerModel, BrokerReply, BrokerRequest, BrokerSettings,
-    ConfigTypeNumbering, Event, Millis, PolicyVerdict, ServerConfigKey, SizeMeasure, SpecProfile,
-    UnadvertisedPushConfigReply, Validator,
+    ConfigTypeNumbering, Event, Millis, MvValidatorInclusion, PolicyVerdict, ServerConfigKey,
+    SizeMeasure, SpecProfile, UnadvertisedPushConfigReply, Validator,
 };
 use model_support::cfg;
 
@@ -340,6 +340,35 @@ fn older_numbering_reads_int_as_three_and_has_no_seven() {
     assert_eq!(
         outcome(&b.handle_request(Millis(0), &push(vec![entry("x", "a", 7)]))).0,
         40
+    );
+}
+
+#[test]
+fn an_mv_validator_counts_for_inclusion_only_under_that_reading() {
+    let mut key = ServerConfigKey::new(ConfigType::Int, Some("5"), None);
+    key.mv_validators.0.insert(30, Validator::AtLeast(3.0));
+    let names = |inclusion: MvValidatorInclusion| {
+        let p = SpecProfile {
+            mv_validator_inclusion: inclusion,
+            ..SpecProfile::default()
+        };
+        let mut s = BrokerSettings::new(1);
+        s.defs.broker.insert("custom.mv.only".into(), key.clone());
+        let b = BrokerModel::new(s, &p).unwrap();
+        b.check_invariants().unwrap();
+        b.static_configs()
+            .into_iter()
+            .filter(|c| c.name.as_str() == "custom.mv.only")
+            .map(|c| c.value.map(|v| v.to_string()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        names(MvValidatorInclusion::StaticOnly),
+        Vec::<Option<String>>::new()
+    );
+    assert_eq!(
+        names(MvValidatorInclusion::Counts),
+        vec![Some("5".to_string())]
     );
 }
 

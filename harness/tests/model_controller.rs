@@ -13,7 +13,8 @@ use kipcheck::codec::{
 use kipcheck::model::server_config::resource_type::{BROKER, TOPIC, UNKNOWN};
 use kipcheck::model::{
     AuditDirection, BrokerModel, BrokerSettings, ControllerModel, Event, IncrementalInvalidValue,
-    MetadataRecord, Millis, RegistrationRejection, ServerConfigDefs, SpecProfile, Validator,
+    MetadataRecord, Millis, RegistrationRejection, Reregistration, ServerConfigDefs, SpecProfile,
+    UpdateFeaturesPrecedence, Validator,
 };
 use model_support::cfg;
 
@@ -706,6 +707,72 @@ fn downgrade_audit_direction_is_a_profile_reading() {
             40,
             "{direction:?}"
         );
+    }
+}
+
+#[test]
+fn invalid_update_version_or_invalid_config_first_is_a_profile_reading() {
+    let defs = ServerConfigDefs::default()
+        .with_mv_validator("log.segment.bytes", 10, Validator::AtLeast(3.0 * MIB))
+        .with_mv_validator("log.segment.bytes", 30, Validator::AtLeast(MIB));
+    for (precedence, code) in [
+        (UpdateFeaturesPrecedence::InvalidUpdateVersion, 95),
+        (UpdateFeaturesPrecedence::InvalidConfig, 40),
+    ] {
+        let p = SpecProfile {
+            update_features_precedence: precedence,
+            ..SpecProfile::default()
+        };
+        let mut c = ControllerModel::new(&p, defs.clone(), 40, Millis(0));
+        assert_eq!(
+            inc_code(
+                &mut c,
+                BROKER,
+                "1",
+                set("log.segment.bytes", Some("2097152"), 0)
+            ),
+            0
+        );
+        // 40 → 20 without a downgrade type, and 2 MiB violates level 20's atLeast 3 MiB.
+        let r = c.handle_update_features(Millis(1), 1, &mv_update(20, 1, false));
+        assert_eq!(r.error_code, code, "{precedence:?}");
+        assert_eq!(c.metadata_version(), 40);
+    }
+}
+
+#[test]
+fn reregistration_replaces_or_merges_static_configs_per_profile() {
+    for (reading, held_after, upgrade_code) in [
+        (Reregistration::Replace, 0, 0),
+        (Reregistration::Merge, 1, 40),
+    ] {
+        let p = SpecProfile {
+            reregistration: reading,
+            ..SpecProfile::default()
+        };
+        let mut c = controller(&p, 30);
+        let b = broker(1, &[("log.segment.bytes", "2097152")]);
+        assert_eq!(register(&mut c, &b), 0);
+        assert_eq!(
+            c.brokers()[&1].static_configs.get("log.segment.bytes"),
+            Some(&Some("2097152".to_string()))
+        );
+        // Re-registration at v5 carries no StaticConfigs.
+        let (v, req) = b.registration_request(5);
+        assert_eq!(
+            c.handle_broker_registration(Millis(2), v, &req).error_code,
+            0
+        );
+        let held = &c.brokers()[&1].static_configs;
+        assert_eq!(
+            held.contains_key("log.segment.bytes") as usize,
+            held_after,
+            "{reading:?}"
+        );
+        // Only a held 2 MiB violates level 40's atLeast 3 MiB.
+        let r = c.handle_update_features(Millis(3), 1, &mv_update(40, 1, false));
+        assert_eq!(r.error_code, upgrade_code, "{reading:?}");
+        c.check_invariants().unwrap();
     }
 }
 

@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 use super::config_def::{ConfigType, ConfigValue};
 use super::events::{Event, LoggedEvent, NodeId, PolicyConfig};
 use super::faults::{Fault, Faults};
-use super::profile::{BrokerEntryChecks, SizeMeasure, SpecProfile, UnadvertisedPushConfigReply};
+use super::profile::{
+    BrokerEntryChecks, MvValidatorInclusion, SizeMeasure, SpecProfile, UnadvertisedPushConfigReply,
+};
 use super::server_config::{ConfigCheckFailure, ServerConfigDefs};
 use super::time::Millis;
 use crate::codec::api_versions_response::ApiVersion as ApiVersionEntry;
@@ -439,6 +441,11 @@ impl BrokerModel {
         }
     }
 
+    /// True if KIP-1294 MV validators count as "a Validator" for KIP-1326 inclusion here.
+    pub(super) fn mv_validators_count(&self) -> bool {
+        self.profile.mv_validator_inclusion == MvValidatorInclusion::Counts
+    }
+
     /// KIP-1326's StaticConfigs, sorted by name: every definition with a validator, policy
     /// not NEVER and type not PASSWORD, with its effective value (server.properties, else the
     /// default) rendered by `convertToString`. Keys whose effective value is null are omitted
@@ -448,7 +455,7 @@ impl BrokerModel {
             .defs
             .broker
             .iter()
-            .filter(|(_, key)| key.is_reported_with(&self.faults))
+            .filter(|(_, key)| key.is_reported_with(&self.faults, self.mv_validators_count()))
             .filter_map(|(name, key)| {
                 let raw = self
                     .settings

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use super::config_def::{ConfigType, ConfigValue};
 use super::events::{Event, LoggedEvent};
 use super::faults::{Fault, Faults};
-use super::profile::{AuditDirection, SpecProfile};
+use super::profile::{AuditDirection, Reregistration, SpecProfile, UpdateFeaturesPrecedence};
 use super::server_config::{resource_type, ServerConfigDefs};
 use super::time::Millis;
 use crate::codec::alter_configs_request as legacy_req;
@@ -343,7 +343,15 @@ impl ControllerModel {
         version: i16,
         req: &BrokerRegistrationRequest,
     ) -> BrokerRegistrationResponse {
-        let mut statics = BTreeMap::new();
+        // Profile `reregistration: merge` starts from the list held for this broker.
+        let mut statics = match self.profile.reregistration {
+            Reregistration::Merge => self
+                .brokers
+                .get(&req.broker_id)
+                .map(|b| b.static_configs.clone())
+                .unwrap_or_default(),
+            Reregistration::Replace => BTreeMap::new(),
+        };
         if version >= self.profile.first_static_configs_version {
             for s in req.static_configs.iter().flatten() {
                 statics.insert(s.name.to_string(), s.value.as_ref().map(|v| v.to_string()));
@@ -797,6 +805,38 @@ impl ControllerModel {
         out
     }
 
+    /// The KIP-1294 audit of a metadata.version change `from` → `to` (directions per profile):
+    /// the rejection message if any config violates the target level.
+    fn mv_audit(&mut self, now: Millis, from: i16, to: i16) -> Option<String> {
+        let direction = if self.faults.has(Fault::AuditOnUpgradeOnly) {
+            AuditDirection::UpgradeOnly
+        } else {
+            self.profile.audit_direction
+        };
+        let audited = match direction {
+            AuditDirection::Both => to != from,
+            AuditDirection::UpgradeOnly => to > from,
+        };
+        if !audited {
+            return None;
+        }
+        let violations = self.audit(to);
+        self.log_event(
+            now,
+            Event::MetadataVersionAudit {
+                from,
+                to,
+                violations: violations.clone(),
+            },
+        );
+        (!violations.is_empty()).then(|| {
+            format!(
+                "Cannot change metadata.version from {from} to {to} because existing configs are invalid: {}",
+                violations.join("; ")
+            )
+        })
+    }
+
     /// UpdateFeatures. For metadata.version the KIP-1294 audit runs against the target level
     /// (directions per profile); a failure is a top-level INVALID_CONFIG naming the configs.
     /// ValidateOnly checks and audits without writing.
@@ -823,6 +863,17 @@ impl ControllerModel {
             }
             .project(version)
         };
+        if self.profile.update_features_precedence == UpdateFeaturesPrecedence::InvalidConfig {
+            // The audit before the update's own validation.
+            for u in &req.feature_updates {
+                if u.feature == METADATA_VERSION && u.max_version_level >= 1 {
+                    let current = self.features.get(METADATA_VERSION).copied().unwrap_or(0);
+                    if let Some(message) = self.mv_audit(now, current, u.max_version_level) {
+                        return fail(self, ErrorCode::INVALID_CONFIG, message);
+                    }
+                }
+            }
+        }
         let mut seen = std::collections::BTreeSet::new();
         for u in &req.feature_updates {
             if !seen.insert(u.feature.as_str()) {
@@ -858,35 +909,11 @@ impl ControllerModel {
                         format!("Invalid metadata.version {}", u.max_version_level),
                     );
                 }
-                let (from, to) = (current, u.max_version_level);
-                let direction = if self.faults.has(Fault::AuditOnUpgradeOnly) {
-                    AuditDirection::UpgradeOnly
-                } else {
-                    self.profile.audit_direction
-                };
-                let audited = match direction {
-                    AuditDirection::Both => to != from,
-                    AuditDirection::UpgradeOnly => to > from,
-                };
-                if audited {
-                    let violations = self.audit(to);
-                    self.log_event(
-                        now,
-                        Event::MetadataVersionAudit {
-                            from,
-                            to,
-                            violations: violations.clone(),
-                        },
-                    );
-                    if !violations.is_empty() {
-                        return fail(
-                            self,
-                            ErrorCode::INVALID_CONFIG,
-                            format!(
-                                "Cannot change metadata.version from {from} to {to} because existing configs are invalid: {}",
-                                violations.join("; ")
-                            ),
-                        );
+                let first = self.profile.update_features_precedence
+                    == UpdateFeaturesPrecedence::InvalidConfig;
+                if !first {
+                    if let Some(message) = self.mv_audit(now, current, u.max_version_level) {
+                        return fail(self, ErrorCode::INVALID_CONFIG, message);
                     }
                 }
             }

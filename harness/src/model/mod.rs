@@ -37,8 +37,9 @@ pub use faults::{Fault, Faults};
 pub use invariants::InvariantViolation;
 pub use profile::{
     AuditDirection, BrokerEntryChecks, DefaultKeyLists, Defaults, IncrementalInvalidValue,
-    ProfileError, RegistrationRejection, RequestTimeoutAction, SizeMeasure, SpecProfile,
-    UnadvertisedPushConfigReply,
+    MvValidatorInclusion, ProfileError, RegistrationRejection, RequestTimeoutAction,
+    Reregistration, SizeMeasure, SpecProfile, UnadvertisedPushConfigReply,
+    UpdateFeaturesPrecedence,
 };
 pub use rng::ModelRng;
 pub use sensitivity::{classify, SensitivityRule};

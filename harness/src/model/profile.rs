@@ -64,6 +64,45 @@ pub enum RequestTimeoutAction {
     Disconnect,
 }
 
+/// Whether a KIP-1294 MV-aware validator counts as "a Validator" for KIP-1326's inclusion
+/// rule ("iff (a) it has a Validator defined in ConfigDef, and (b) its ControllerReportPolicy
+/// is not NEVER"). The KIP-1294 `ConfigKey` keeps `mvValidators` as a field of its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MvValidatorInclusion {
+    /// Only the static `validator` counts (the rule's words, §6 B2).
+    #[default]
+    StaticOnly,
+    /// A key with MV validators only is reported too (the controller can enforce them).
+    Counts,
+}
+
+/// What a broker's re-registration does to the StaticConfigs the controller holds for it
+/// (unstated in KIP-1326).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reregistration {
+    /// The new list replaces the old one (the prototype's `brokerStaticConfigs.put`).
+    #[default]
+    Replace,
+    /// The new list is merged over the old one (names it lacks keep their old value).
+    Merge,
+}
+
+/// Which error an UpdateFeatures on metadata.version returns when it is both an invalid
+/// update (INVALID_UPDATE_VERSION: a downgrade without a downgrade type) and fails the
+/// KIP-1294 audit (INVALID_CONFIG). Neither KIP orders them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UpdateFeaturesPrecedence {
+    /// The update is validated first (Kafka's FeatureControlManager; §3.2: failures
+    /// unrelated to configs keep INVALID_UPDATE_VERSION).
+    #[default]
+    InvalidUpdateVersion,
+    /// The config audit runs first.
+    InvalidConfig,
+}
+
 /// The error a controller returns when the registration audit fails (kip-notes §6 C2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -251,6 +290,14 @@ pub struct SpecProfile {
     pub incremental_invalid_value: IncrementalInvalidValue,
     /// Which metadata.version changes are audited (§6 C3): `both` (default) or `upgrade_only`.
     pub audit_direction: AuditDirection,
+    /// UpdateFeatures error when both INVALID_UPDATE_VERSION and the audit's INVALID_CONFIG
+    /// apply: `invalid_update_version` (default) or `invalid_config`.
+    pub update_features_precedence: UpdateFeaturesPrecedence,
+    /// Whether MV validators count as "a Validator" for KIP-1326 inclusion (§6 B2):
+    /// `static_only` (default) or `counts`.
+    pub mv_validator_inclusion: MvValidatorInclusion,
+    /// A re-registration's StaticConfigs: `replace` (default) or `merge` the held ones.
+    pub reregistration: Reregistration,
     /// The metadata.version feature level from which a controller persists StaticConfigs in
     /// RegisterBrokerRecord v5 (§6 B5). PROVISIONAL default 35: one above 4.5-IV0 (34), the
     /// newest level known.
@@ -274,6 +321,9 @@ impl Default for SpecProfile {
             registration_rejection: RegistrationRejection::default(),
             incremental_invalid_value: IncrementalInvalidValue::default(),
             audit_direction: AuditDirection::default(),
+            update_features_precedence: UpdateFeaturesPrecedence::default(),
+            mv_validator_inclusion: MvValidatorInclusion::default(),
+            reregistration: Reregistration::default(),
             static_config_persistence_level: 35,
             first_static_configs_version: 6,
             default_keys: DefaultKeyLists::default(),
@@ -405,6 +455,39 @@ mod tests {
         );
         let p = SpecProfile::from_yaml("request_timeout: disconnect\n").unwrap();
         assert_eq!(p.request_timeout, RequestTimeoutAction::Disconnect);
+    }
+
+    #[test]
+    fn open_kip_1326_and_kip_1294_orderings_have_documented_defaults() {
+        let d = SpecProfile::default();
+        assert_eq!(
+            (
+                d.update_features_precedence,
+                d.mv_validator_inclusion,
+                d.reregistration
+            ),
+            (
+                UpdateFeaturesPrecedence::InvalidUpdateVersion,
+                MvValidatorInclusion::StaticOnly,
+                Reregistration::Replace
+            )
+        );
+        let p = SpecProfile::from_yaml(
+            "update_features_precedence: invalid_config\nmv_validator_inclusion: counts\nreregistration: merge\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                p.update_features_precedence,
+                p.mv_validator_inclusion,
+                p.reregistration
+            ),
+            (
+                UpdateFeaturesPrecedence::InvalidConfig,
+                MvValidatorInclusion::Counts,
+                Reregistration::Merge
+            )
+        );
     }
 
     #[test]
