@@ -10,8 +10,9 @@ stdout (docs/adapter-protocol.md); logs go to stderr. Frames arrive as decoded J
 What it implements (kip-notes §4): ApiVersions advertising PushConfig 0-0 iff a
 ClientConfigPolicy is configured (with the KIP-511 v0 fallback for an unsupported
 ApiVersions version); PushConfig: the client.config.max.bytes size check (CONFIG_TOO_LARGE,
-policy not called), per-entry checks (unknown or sensitive ConfigType, values that do not
-parse as their type -> INVALID_CONFIG), the policy verdict from the scenario setup
+policy not called), per-entry checks (unknown ConfigType -> INVALID_CONFIG; with the profile's
+broker_entry_checks "broker" also sensitive ConfigTypes and values that do not parse as their
+type, which by default, "policy", reach the policy instead), the policy verdict from the scenario setup
 (INVALID_CONFIG with the policy's message on reject), ThrottleTimeMs on every PushConfig
 response; a malformed or unsupported request closes the connection. Time is virtual: it
 moves only on "advance". KIP-1326: on "peer register" it sends a BrokerRegistration to the
@@ -153,6 +154,9 @@ class Broker:
         self.first_static_configs_version = profile["first_static_configs_version"]
         self.server_properties = broker.get("server_properties", {})
         self.definitions = definitions
+        self.broker_checks = profile.get("broker_entry_checks", "policy") == "broker"
+        # Reading: does an MV-aware validator alone count as "a Validator" for KIP-1326?
+        self.mv_counts = profile.get("mv_validator_inclusion", "static_only") == "counts"
         self.now = 0
         self.closed = set()
         self.correlation_id = 0
@@ -199,7 +203,8 @@ class Broker:
         out = []
         for name in sorted(self.definitions):
             d = self.definitions[name]
-            if d.get("validator") is None or d["ty"] == "PASSWORD" or d.get("report_policy") == "NEVER":
+            validated = d.get("validator") is not None or (self.mv_counts and bool(d.get("mv_validators")))
+            if not validated or d["ty"] == "PASSWORD" or d.get("report_policy") == "NEVER":
                 continue
             raw = self.server_properties.get(name, d.get("default"))
             value = None if raw is None else convert_to_string(d["ty"], raw)
@@ -267,14 +272,19 @@ class Broker:
             if not 0 <= n < len(self.numbering):
                 return reject(INVALID_CONFIG, "Config entry '%s' has unknown ConfigType %d" % (key, n), False)
             ty = self.numbering[n]
-            if ty in ("CLASS", "PASSWORD"):
+            if self.broker_checks and ty in ("CLASS", "PASSWORD"):
                 return reject(INVALID_CONFIG, "Config entry '%s' has sensitive ConfigType %s and must not be sent"
                               % (key, ty), False)
             try:
                 value = parse_value(ty, c["ConfigValue"])
             except ValueError:
-                return reject(INVALID_CONFIG, "Config entry '%s' value '%s' cannot be parsed as %s"
-                              % (key, c["ConfigValue"], ty), False)
+                if self.broker_checks:
+                    return reject(INVALID_CONFIG, "Config entry '%s' value '%s' cannot be parsed as %s"
+                                  % (key, c["ConfigValue"], ty), False)
+                # The policy judges it: it gets the raw text.
+                configs.append({"key": key, "value": {"string": c["ConfigValue"]}, "ty": ty,
+                                "is_default": c["IsDefault"]})
+                continue
             configs.append({"key": key, "value": {ty.lower(): value}, "ty": ty, "is_default": c["IsDefault"]})
         # ClientConfigPolicy.process(ClientConfigData(configs, timestamp = the broker's clock)).
         self.event(events, "policy_invoked", configs=configs, timestamp=self.now)

@@ -8,11 +8,11 @@ use kipcheck::codec::{
     ApiKey, ApiVersionsRequest, BrokerRegistrationRequest, ErrorCode, Message, PushConfigRequest,
     ResponseBody,
 };
-use kipcheck::model::config_def::ConfigType;
+use kipcheck::model::config_def::{ConfigType, ConfigValue};
 use kipcheck::model::{
-    BrokerModel, BrokerReply, BrokerRequest, BrokerSettings, ConfigTypeNumbering, Event, Millis,
-    PolicyVerdict, ServerConfigKey, SizeMeasure, SpecProfile, UnadvertisedPushConfigReply,
-    Validator,
+    BrokerEntryChecks, BrokerModel, BrokerReply, BrokerRequest, BrokerSettings,
+    ConfigTypeNumbering, Event, Millis, MvValidatorInclusion, PolicyVerdict, ServerConfigKey,
+    SizeMeasure, SpecProfile, UnadvertisedPushConfigReply, Validator,
 };
 use model_support::cfg;
 
@@ -186,30 +186,128 @@ fn configured_max_bytes_and_provisional_code_apply() {
     );
 }
 
+/// `e`, pushed after a valid entry to an accepting broker, gets INVALID_CONFIG with exactly
+/// `needle` and the policy is not called.
+fn assert_refused_before_policy(p: &SpecProfile, e: Config, needle: &str) {
+    let mut b = broker(Some(PolicyVerdict::Accept), p);
+    let (code, msg, _) = outcome(&b.handle_request(Millis(0), &push(vec![entry("ok", "1", 2), e])));
+    assert_eq!((code, msg.as_deref()), (40, Some(needle)));
+    assert_eq!(b.policy_invocations(), 0);
+}
+
 #[test]
-fn entries_with_bad_types_or_values_are_invalid_config_naming_the_entry() {
-    let p = SpecProfile::default();
+fn unknown_config_types_are_refused_by_the_broker_under_both_readings() {
+    for checks in [BrokerEntryChecks::Policy, BrokerEntryChecks::Broker] {
+        let p = SpecProfile {
+            broker_entry_checks: checks,
+            ..SpecProfile::default()
+        };
+        for (e, needle) in [
+            (
+                entry("a", "1", 9),
+                "Config entry 'a' has unknown ConfigType 9",
+            ),
+            (
+                entry("b", "1", -1),
+                "Config entry 'b' has unknown ConfigType -1",
+            ),
+        ] {
+            assert_refused_before_policy(&p, e, needle);
+        }
+    }
+}
+
+#[test]
+fn broker_entry_checks_broker_refuses_sensitive_types_and_unparsable_values() {
+    let p = SpecProfile {
+        broker_entry_checks: BrokerEntryChecks::Broker,
+        ..SpecProfile::default()
+    };
     for (e, needle) in [
-        (entry("a", "1", 9), "'a' has unknown ConfigType 9"),
-        (entry("b", "1", -1), "'b' has unknown ConfigType -1"),
-        (entry("c", "x", 7), "'c' has sensitive ConfigType CLASS"),
-        (entry("d", "x", 8), "'d' has sensitive ConfigType PASSWORD"),
+        (
+            entry("c", "x", 7),
+            "Config entry 'c' has sensitive ConfigType CLASS and must not be sent",
+        ),
+        (
+            entry("d", "x", 8),
+            "Config entry 'd' has sensitive ConfigType PASSWORD and must not be sent",
+        ),
         (
             entry("e", "hi!", 0),
-            "'e' value 'hi!' cannot be parsed as BOOLEAN",
+            "Config entry 'e' value 'hi!' cannot be parsed as BOOLEAN",
         ),
         (
             entry("f", "70000", 3),
-            "'f' value '70000' cannot be parsed as SHORT",
+            "Config entry 'f' value '70000' cannot be parsed as SHORT",
         ),
     ] {
-        let mut b = broker(Some(PolicyVerdict::Accept), &p);
-        let (code, msg, _) =
-            outcome(&b.handle_request(Millis(0), &push(vec![entry("ok", "1", 2), e])));
-        assert_eq!(code, 40);
-        assert!(msg.as_deref().unwrap().contains(needle), "{msg:?}");
-        assert_eq!(b.policy_invocations(), 0);
+        assert_refused_before_policy(&p, e, needle);
     }
+}
+
+#[test]
+fn by_default_sensitive_types_and_unparsable_values_reach_the_policy() {
+    let p = SpecProfile::default();
+    assert_eq!(p.broker_entry_checks, BrokerEntryChecks::Policy);
+    let mut b = broker(Some(PolicyVerdict::Accept), &p);
+    let reply = b.handle_request(
+        Millis(7),
+        &push(vec![
+            entry("c", "com.example.C", 7),
+            entry("d", "x", 8),
+            entry("e", "hi!", 0),
+            entry("f", "70000", 3),
+        ]),
+    );
+    assert_eq!(outcome(&reply), (0, None, 0));
+    assert_eq!(b.policy_invocations(), 1);
+    let invoked = b
+        .events()
+        .iter()
+        .find_map(|e| match &e.event {
+            Event::PolicyInvoked { configs, .. } => Some(configs.clone()),
+            _ => None,
+        })
+        .unwrap();
+    let seen: Vec<(String, ConfigValue, ConfigType)> = invoked
+        .into_iter()
+        .map(|c| (c.key, c.value, c.ty))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (
+                "c".into(),
+                ConfigValue::Class("com.example.C".into()),
+                ConfigType::Class
+            ),
+            (
+                "d".into(),
+                ConfigValue::Password("x".into()),
+                ConfigType::Password
+            ),
+            (
+                "e".into(),
+                ConfigValue::String("hi!".into()),
+                ConfigType::Boolean
+            ),
+            (
+                "f".into(),
+                ConfigValue::String("70000".into()),
+                ConfigType::Short
+            ),
+        ]
+    );
+    // A rejecting policy is what turns them into INVALID_CONFIG.
+    let mut r = broker(
+        Some(PolicyVerdict::Reject {
+            message: "d is a PASSWORD".into(),
+        }),
+        &p,
+    );
+    let reply = r.handle_request(Millis(0), &push(vec![entry("d", "x", 8)]));
+    assert_eq!(outcome(&reply), (40, Some("d is a PASSWORD".into()), 0));
+    assert_eq!(r.policy_invocations(), 1);
 }
 
 #[test]
@@ -226,12 +324,51 @@ fn older_numbering_reads_int_as_three_and_has_no_seven() {
     );
     assert_eq!(
         outcome(&b.handle_request(Millis(0), &push(vec![entry("x", "70000", 2)]))).0,
+        0,
+        "2 = SHORT: 70000 does not parse, and by default that is the policy's to judge"
+    );
+    let strict = SpecProfile {
+        broker_entry_checks: BrokerEntryChecks::Broker,
+        ..p.clone()
+    };
+    let mut b = broker(Some(PolicyVerdict::Accept), &strict);
+    assert_eq!(
+        outcome(&b.handle_request(Millis(0), &push(vec![entry("x", "70000", 2)]))).0,
         40,
         "2 = SHORT"
     );
     assert_eq!(
         outcome(&b.handle_request(Millis(0), &push(vec![entry("x", "a", 7)]))).0,
         40
+    );
+}
+
+#[test]
+fn an_mv_validator_counts_for_inclusion_only_under_that_reading() {
+    let mut key = ServerConfigKey::new(ConfigType::Int, Some("5"), None);
+    key.mv_validators.0.insert(30, Validator::AtLeast(3.0));
+    let names = |inclusion: MvValidatorInclusion| {
+        let p = SpecProfile {
+            mv_validator_inclusion: inclusion,
+            ..SpecProfile::default()
+        };
+        let mut s = BrokerSettings::new(1);
+        s.defs.broker.insert("custom.mv.only".into(), key.clone());
+        let b = BrokerModel::new(s, &p).unwrap();
+        b.check_invariants().unwrap();
+        b.static_configs()
+            .into_iter()
+            .filter(|c| c.name.as_str() == "custom.mv.only")
+            .map(|c| c.value.map(|v| v.to_string()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        names(MvValidatorInclusion::StaticOnly),
+        Vec::<Option<String>>::new()
+    );
+    assert_eq!(
+        names(MvValidatorInclusion::Counts),
+        vec![Some("5".to_string())]
     );
 }
 

@@ -8,7 +8,7 @@ use kipcheck::codec::{ApiKey, ErrorCode, RequestBody};
 use kipcheck::model::events::{RetryCause, SkipReason, UnblockReason};
 use kipcheck::model::{
     ClientInput, ClientModel, ClientOutput, ClientType, ConfigTypeNumbering, Event, HandshakeState,
-    Millis, SensitivityRule, SizeMeasure, SpecProfile,
+    Millis, RequestTimeoutAction, SensitivityRule, SizeMeasure, SpecProfile,
 };
 use model_support::*;
 
@@ -792,6 +792,80 @@ fn disconnects_and_request_timeouts_are_retried() {
 }
 
 #[test]
+fn request_timeout_disconnect_closes_the_connection_and_retries_on_a_new_one() {
+    let p = SpecProfile {
+        request_timeout: RequestTimeoutAction::Disconnect,
+        ..SpecProfile::default()
+    };
+    let mut c = ClientModel::new(
+        ClientType::Consumer,
+        cfg(&[("request.timeout.ms", "2000")]),
+        &p,
+        1,
+    )
+    .unwrap();
+    let out = start_and_connect(&mut c, 1, true);
+    assert_eq!(push_targets(&out), vec![1]);
+    let out = c.handle(Millis(2000), ClientInput::Tick);
+    assert!(events(&out).contains(&Event::ConnectionClosed {
+        reason: "PushConfig to node 1 timed out".into()
+    }));
+    let retry_at = events(&out)
+        .iter()
+        .find_map(|e| match e {
+            Event::RetryScheduled {
+                at,
+                cause: RetryCause::RequestTimedOut,
+                failed_attempt: 1,
+                ..
+            } => Some(*at),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        (Millis(2080)..=Millis(2120)).contains(&retry_at),
+        "{retry_at:?}"
+    );
+    // Nothing is sent while there is no connection, even long after the backoff.
+    assert!(push_targets(&c.handle(Millis(9000), ClientInput::Tick)).is_empty());
+    // A new connection starts with ApiVersions, then the push.
+    let out = c.handle(Millis(9000), ClientInput::Connected { node: 1 });
+    assert!(out.iter().any(|o| matches!(
+        o,
+        ClientOutput::Send {
+            api_key: ApiKey::API_VERSIONS,
+            ..
+        }
+    )));
+    let out = c.handle(
+        Millis(9001),
+        ClientInput::ApiVersionsResponse {
+            node: 1,
+            body: api_versions(true),
+        },
+    );
+    assert_eq!(push_targets(&out), vec![1]);
+    assert_eq!(c.attempts(), 2);
+    // With the default (keep) the retry goes on the same connection at the backoff.
+    let mut k = ClientModel::new(
+        ClientType::Consumer,
+        cfg(&[("request.timeout.ms", "2000")]),
+        &SpecProfile::default(),
+        1,
+    )
+    .unwrap();
+    start_and_connect(&mut k, 1, true);
+    let out = k.handle(Millis(2000), ClientInput::Tick);
+    assert!(!events(&out)
+        .iter()
+        .any(|e| matches!(e, Event::ConnectionClosed { .. })));
+    assert_eq!(
+        push_targets(&k.handle(retry_at, ClientInput::Tick)),
+        vec![1]
+    );
+}
+
+#[test]
 fn throttle_time_is_honoured_before_the_retry() {
     let mut c = consumer(&[]);
     start_and_connect(&mut c, 1, true);
@@ -903,6 +977,46 @@ fn producer_deadline_is_max_block_ms() {
     .unwrap();
     c.handle(Millis(0), ClientInput::Start);
     assert_eq!(c.deadline(), Millis(500));
+}
+
+#[test]
+fn a_producer_send_waits_max_block_ms_from_its_own_call() {
+    let mut c = ClientModel::new(
+        ClientType::Producer,
+        cfg(&[
+            ("config.push.allowed.keys", "acks"),
+            ("max.block.ms", "7000"),
+            ("request.timeout.ms", "60000"),
+        ]),
+        &SpecProfile::default(),
+        1,
+    )
+    .unwrap();
+    start_and_connect(&mut c, 1, true);
+    assert_eq!(c.deadline(), Millis(7000));
+    c.handle(Millis(0), ClientInput::UserRequest { id: 1 });
+    let out = c.handle(Millis(5000), ClientInput::UserRequest { id: 2 });
+    assert!(events(&out).contains(&Event::UserRequestBlocked { id: 2 }));
+    assert!(out.contains(&ClientOutput::WakeAt(Millis(7000))));
+    assert_eq!(c.deadline(), Millis(12000), "extended to the late call");
+    // id 1 goes at 7000 (its own max.block.ms); the handshake is still pending.
+    let out = c.handle(Millis(7000), ClientInput::Tick);
+    assert_eq!(
+        out.iter()
+            .filter(|o| matches!(o, ClientOutput::ReleaseUserRequest { .. }))
+            .collect::<Vec<_>>(),
+        vec![&ClientOutput::ReleaseUserRequest { id: 1 }]
+    );
+    assert!(out.contains(&ClientOutput::WakeAt(Millis(12000))));
+    assert!(c.is_blocking());
+    assert_eq!(c.state(), &HandshakeState::Pending);
+    // id 2 goes at 12000, with the handshake abandoned.
+    let out = c.handle(Millis(11999), ClientInput::Tick);
+    assert!(!out.contains(&ClientOutput::ReleaseUserRequest { id: 2 }));
+    let out = c.handle(Millis(12000), ClientInput::Tick);
+    assert!(out.contains(&ClientOutput::ReleaseUserRequest { id: 2 }));
+    assert!(events(&out).contains(&Event::HandshakeAbandoned { attempts: 1 }));
+    c.check_invariants().unwrap();
 }
 
 #[test]

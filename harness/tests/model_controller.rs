@@ -14,8 +14,9 @@ use kipcheck::codec::{
 };
 use kipcheck::model::server_config::resource_type::{BROKER, TOPIC, UNKNOWN};
 use kipcheck::model::{
-    AuditDirection, BrokerModel, BrokerSettings, ControllerModel, Event, MetadataRecord, Millis,
-    RegistrationRejection, ServerConfigDefs, SpecProfile, Validator,
+    AuditDirection, BrokerModel, BrokerSettings, ControllerModel, Event, IncrementalInvalidValue,
+    MetadataRecord, Millis, RegistrationRejection, Reregistration, ServerConfigDefs, SpecProfile,
+    UpdateFeaturesPrecedence, Validator,
 };
 use model_support::cfg;
 
@@ -283,7 +284,8 @@ fn mv_validator_failure_is_per_resource_invalid_config() {
     assert_eq!(resp.responses[1].error_code, 0);
     assert!(c.resource_configs(TOPIC, "t1").is_empty());
     assert_eq!(c.resource_configs(TOPIC, "t2")["segment.bytes"], "4194304");
-    // Below the lowest MV key only the static validator (≥ 14) applies.
+    // Below the lowest MV key only the static validator (≥ 14) applies; its failure is the
+    // KIP-1256 code of the profile (default INVALID_REQUEST).
     let mut c = controller(&p, 39);
     assert_eq!(
         inc_code(&mut c, TOPIC, "t", set("segment.bytes", Some("100"), 0)),
@@ -291,8 +293,80 @@ fn mv_validator_failure_is_per_resource_invalid_config() {
     );
     assert_eq!(
         inc_code(&mut c, TOPIC, "t", set("segment.bytes", Some("10"), 0)),
-        40
+        42
     );
+}
+
+#[test]
+fn incremental_non_mv_value_failures_follow_the_profile_reading() {
+    for (reading, code) in [
+        (IncrementalInvalidValue::InvalidRequest, 42),
+        (IncrementalInvalidValue::InvalidConfig, 40),
+    ] {
+        let p = SpecProfile {
+            incremental_invalid_value: reading,
+            ..SpecProfile::default()
+        };
+        let mut c = controller(&p, 40);
+        for (rtype, name, value, message) in [
+            (
+                TOPIC,
+                "segment.bytes",
+                "10",
+                "Invalid value 10 for configuration segment.bytes: Value must be at least 14",
+            ),
+            (
+                BROKER,
+                "log.segment.bytes",
+                "lots",
+                "Invalid value lots for configuration log.segment.bytes: not a valid INT",
+            ),
+            (
+                TOPIC,
+                "no.such.config",
+                "1",
+                "Unknown topic config name: no.such.config",
+            ),
+        ] {
+            let r = c.handle_incremental_alter_configs(
+                Millis(0),
+                1,
+                &inc_req(rtype, "1", vec![set(name, Some(value), 0)], false),
+            );
+            assert_eq!(
+                (
+                    r.responses[0].error_code,
+                    r.responses[0].error_message.as_deref()
+                ),
+                (code, Some(message)),
+                "{reading:?} {name}"
+            );
+        }
+        // An MV-aware validator failure is INVALID_CONFIG under both readings (KIP-1294).
+        assert_eq!(
+            inc_code(&mut c, TOPIC, "t", set("segment.bytes", Some("2097152"), 0)),
+            40
+        );
+        // Legacy AlterConfigs is outside KIP-1256: INVALID_CONFIG under both.
+        let legacy_req = AlterConfigsRequest {
+            resources: vec![legacy::AlterConfigsResource {
+                resource_type: TOPIC,
+                resource_name: "t".into(),
+                configs: vec![legacy::AlterableConfig {
+                    name: "segment.bytes".into(),
+                    value: Some("10".into()),
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert_eq!(
+            c.handle_alter_configs(Millis(0), 2, &legacy_req).responses[0].error_code,
+            40
+        );
+        assert_eq!(c.metadata_log().len(), 1, "nothing written");
+    }
 }
 
 #[test]
@@ -324,16 +398,22 @@ fn kip_1256_cases_are_invalid_request() {
         inc_code(&mut c, TOPIC, "t", set("retention.ms", None, 1)),
         0
     );
-    // Legacy AlterConfigs: duplicates and UNKNOWN too.
-    let legacy_req = |rtype: i8, names: &[&str]| AlterConfigsRequest {
+    c.check_invariants().unwrap();
+}
+
+#[test]
+fn legacy_alter_configs_is_outside_kip_1256() {
+    let p = SpecProfile::default();
+    let mut c = controller(&p, 1);
+    let legacy_req = |rtype: i8, rname: &str, configs: &[(&str, &str)]| AlterConfigsRequest {
         resources: vec![legacy::AlterConfigsResource {
             resource_type: rtype,
-            resource_name: "t".into(),
-            configs: names
+            resource_name: rname.into(),
+            configs: configs
                 .iter()
-                .map(|n| legacy::AlterableConfig {
+                .map(|(n, v)| legacy::AlterableConfig {
                     name: (*n).into(),
-                    value: Some("1".into()),
+                    value: Some((*v).into()),
                     ..Default::default()
                 })
                 .collect(),
@@ -341,27 +421,32 @@ fn kip_1256_cases_are_invalid_request() {
         }],
         ..Default::default()
     };
-    assert_eq!(
-        c.handle_alter_configs(
-            Millis(0),
-            2,
-            &legacy_req(TOPIC, &["retention.ms", "retention.ms"])
+    let answer = |c: &mut ControllerModel, req: &AlterConfigsRequest| {
+        let r = &c.handle_alter_configs(Millis(0), 2, req).responses[0];
+        (
+            r.error_code,
+            r.error_message.as_ref().map(|m| m.to_string()),
         )
-        .responses[0]
-            .error_code,
-        42
-    );
+    };
+    // A duplicate key: the last value wins.
+    let dup = legacy_req(TOPIC, "t", &[("retention.ms", "1"), ("retention.ms", "2")]);
+    assert_eq!(answer(&mut c, &dup), (0, None));
     assert_eq!(
-        c.handle_alter_configs(Millis(0), 2, &legacy_req(UNKNOWN, &["retention.ms"]))
-            .responses[0]
-            .error_code,
-        42
+        c.resource_configs(TOPIC, "t"),
+        cfg(&[("retention.ms", "2")])
     );
+    // Another node's BROKER resource is accepted (the controller's own id is 1).
+    let remote = legacy_req(BROKER, "7", &[("log.segment.bytes", "4194304")]);
+    assert_eq!(answer(&mut c, &remote), (0, None));
     assert_eq!(
-        c.handle_alter_configs(Millis(0), 2, &legacy_req(TOPIC, &["retention.ms"]))
-            .responses[0]
-            .error_code,
-        0
+        c.resource_configs(BROKER, "7"),
+        cfg(&[("log.segment.bytes", "4194304")])
+    );
+    // An unknown resource type is refused as Kafka's controller does: UNSUPPORTED_VERSION.
+    let unknown = legacy_req(UNKNOWN, "t", &[("retention.ms", "1")]);
+    assert_eq!(
+        answer(&mut c, &unknown),
+        (35, Some("Unknown resource type 0.".into()))
     );
     c.check_invariants().unwrap();
 }
@@ -462,7 +547,8 @@ fn append_and_subtract_work_on_lists_only() {
     );
     assert_eq!(
         inc_code(&mut c, TOPIC, "t", set("cleanup.policy", Some("bogus"), 2)),
-        40
+        42,
+        "static validator: the profile's KIP-1256 code"
     );
     assert_eq!(
         inc_code(
@@ -471,7 +557,7 @@ fn append_and_subtract_work_on_lists_only() {
             "t",
             set("no.such.topic.config", Some("1"), 0)
         ),
-        40
+        42
     );
     assert_eq!(
         inc_code(
@@ -623,6 +709,72 @@ fn downgrade_audit_direction_is_a_profile_reading() {
             40,
             "{direction:?}"
         );
+    }
+}
+
+#[test]
+fn invalid_update_version_or_invalid_config_first_is_a_profile_reading() {
+    let defs = ServerConfigDefs::default()
+        .with_mv_validator("log.segment.bytes", 10, Validator::AtLeast(3.0 * MIB))
+        .with_mv_validator("log.segment.bytes", 30, Validator::AtLeast(MIB));
+    for (precedence, code) in [
+        (UpdateFeaturesPrecedence::InvalidUpdateVersion, 95),
+        (UpdateFeaturesPrecedence::InvalidConfig, 40),
+    ] {
+        let p = SpecProfile {
+            update_features_precedence: precedence,
+            ..SpecProfile::default()
+        };
+        let mut c = ControllerModel::new(&p, defs.clone(), 40, Millis(0));
+        assert_eq!(
+            inc_code(
+                &mut c,
+                BROKER,
+                "1",
+                set("log.segment.bytes", Some("2097152"), 0)
+            ),
+            0
+        );
+        // 40 → 20 without a downgrade type, and 2 MiB violates level 20's atLeast 3 MiB.
+        let r = c.handle_update_features(Millis(1), 1, &mv_update(20, 1, false));
+        assert_eq!(r.error_code, code, "{precedence:?}");
+        assert_eq!(c.metadata_version(), 40);
+    }
+}
+
+#[test]
+fn reregistration_replaces_or_merges_static_configs_per_profile() {
+    for (reading, held_after, upgrade_code) in [
+        (Reregistration::Replace, 0, 0),
+        (Reregistration::Merge, 1, 40),
+    ] {
+        let p = SpecProfile {
+            reregistration: reading,
+            ..SpecProfile::default()
+        };
+        let mut c = controller(&p, 30);
+        let b = broker(1, &[("log.segment.bytes", "2097152")]);
+        assert_eq!(register(&mut c, &b), 0);
+        assert_eq!(
+            c.brokers()[&1].static_configs.get("log.segment.bytes"),
+            Some(&Some("2097152".to_string()))
+        );
+        // Re-registration at v5 carries no StaticConfigs.
+        let (v, req) = b.registration_request(5);
+        assert_eq!(
+            c.handle_broker_registration(Millis(2), v, &req).error_code,
+            0
+        );
+        let held = &c.brokers()[&1].static_configs;
+        assert_eq!(
+            held.contains_key("log.segment.bytes") as usize,
+            held_after,
+            "{reading:?}"
+        );
+        // Only a held 2 MiB violates level 40's atLeast 3 MiB.
+        let r = c.handle_update_features(Millis(3), 1, &mv_update(40, 1, false));
+        assert_eq!(r.error_code, upgrade_code, "{reading:?}");
+        c.check_invariants().unwrap();
     }
 }
 

@@ -37,7 +37,8 @@ enum Step {
         value: String,
         validate_only: bool,
     },
-    /// SET a value the static validator rejects (→ INVALID_CONFIG, nothing changes).
+    /// SET a value the static validator rejects (→ the default `incremental_invalid_value`,
+    /// INVALID_REQUEST; nothing changes).
     SetInvalid {
         res: Resource,
         name: String,
@@ -255,7 +256,7 @@ impl StateMachineTest for ControllerUnderTest {
             }
         };
         let expected = match step {
-            Step::SetInvalid { .. } => 40,
+            Step::SetInvalid { .. } => 42,
             Step::Duplicate { .. } => 42,
             _ => 0,
         };

@@ -65,6 +65,10 @@ const WITNESSES: &[(&str, &str)] = &[
         "embedded-clients-handshake",
         "c1324-streams-embedded-producer-no-handshake",
     ),
+    (
+        "producer-deadline-from-start",
+        "c1324-deadline-producer-late-send",
+    ),
     ("blocks-past-deadline", "c1324-deadline-default-60000"),
     (
         "advertises-without-policy",
@@ -86,9 +90,16 @@ const WITNESSES: &[(&str, &str)] = &[
     ),
     (
         "accepts-sensitive-types",
+        "b1324-broker-checks-sensitive-types-rejected",
+    ),
+    (
+        "skips-value-parsing",
+        "b1324-broker-checks-unparsable-values-rejected",
+    ),
+    (
+        "drops-sensitive-entries",
         "b1324-config-type-class-rejected",
     ),
-    ("skips-value-parsing", "b1324-unparsable-int-rejected"),
     (
         "drops-throttle-time",
         "b1324-throttle-time-returned-on-success",
@@ -137,6 +148,10 @@ const WITNESSES: &[(&str, &str)] = &[
     (
         "incremental-alter-skips-mv-validators",
         "k1294-iac-invalid-config",
+    ),
+    (
+        "incremental-alter-skips-static-validator",
+        "k1294-iac-static-validator-refused",
     ),
     (
         "validate-only-writes",

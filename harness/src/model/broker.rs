@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 use super::config_def::{ConfigType, ConfigValue};
 use super::events::{Event, LoggedEvent, NodeId, PolicyConfig};
 use super::faults::{Fault, Faults};
-use super::profile::{SizeMeasure, SpecProfile, UnadvertisedPushConfigReply};
+use super::profile::{
+    BrokerEntryChecks, MvValidatorInclusion, SizeMeasure, SpecProfile, UnadvertisedPushConfigReply,
+};
 use super::server_config::{ConfigCheckFailure, ServerConfigDefs};
 use super::time::Millis;
 use crate::codec::api_versions_response::ApiVersion as ApiVersionEntry;
@@ -400,7 +402,10 @@ impl BrokerModel {
         };
         let mut configs = Vec::with_capacity(req.configs.len());
         for c in &req.configs {
-            match check_entry(numbering, &self.faults, c) {
+            match check_entry(numbering, self.profile.broker_entry_checks, &self.faults, c) {
+                Ok(pc)
+                    if self.faults.has(Fault::DropsSensitiveEntries)
+                        && matches!(pc.ty, ConfigType::Class | ConfigType::Password) => {}
                 Ok(pc) => configs.push(pc),
                 Err(msg) => return reject(self, ErrorCode::INVALID_CONFIG, msg, false),
             }
@@ -436,6 +441,11 @@ impl BrokerModel {
         }
     }
 
+    /// True if KIP-1294 MV validators count as "a Validator" for KIP-1326 inclusion here.
+    pub(super) fn mv_validators_count(&self) -> bool {
+        self.profile.mv_validator_inclusion == MvValidatorInclusion::Counts
+    }
+
     /// KIP-1326's StaticConfigs, sorted by name: every definition with a validator, policy
     /// not NEVER and type not PASSWORD, with its effective value (server.properties, else the
     /// default) rendered by `convertToString`. Keys whose effective value is null are omitted
@@ -445,7 +455,7 @@ impl BrokerModel {
             .defs
             .broker
             .iter()
-            .filter(|(_, key)| key.is_reported_with(&self.faults))
+            .filter(|(_, key)| key.is_reported_with(&self.faults, self.mv_validators_count()))
             .filter_map(|(name, key)| {
                 let raw = self
                     .settings
@@ -524,9 +534,14 @@ pub fn measure(m: SizeMeasure, req: &PushConfigRequest, body_len: usize) -> usiz
     }
 }
 
-/// Checks one entry: known ConfigType, not CLASS/PASSWORD, value parsable for its type.
+/// Checks one entry and builds what the policy receives. An unknown ConfigType is always
+/// refused (there is no `ConfigDef.Type` to hand the policy). Under
+/// [`BrokerEntryChecks::Broker`] CLASS/PASSWORD entries and values that do not parse as their
+/// type are refused too; under [`BrokerEntryChecks::Policy`] they reach the policy, an
+/// unparsable value as its raw text (`ConfigValue::String`) with the declared type.
 fn check_entry(
     numbering: super::config_def::ConfigTypeNumbering,
+    checks: BrokerEntryChecks,
     faults: &Faults,
     c: &crate::codec::push_config_request::Config,
 ) -> Result<PolicyConfig, String> {
@@ -536,7 +551,9 @@ fn check_entry(
             c.config_key, c.config_type
         ));
     };
-    if !faults.has(Fault::AcceptsSensitiveTypes)
+    let broker_checks = checks == BrokerEntryChecks::Broker;
+    if broker_checks
+        && !faults.has(Fault::AcceptsSensitiveTypes)
         && matches!(ty, ConfigType::Class | ConfigType::Password)
     {
         return Err(format!(
@@ -546,7 +563,7 @@ fn check_entry(
     }
     let value = match ConfigValue::parse(ty, &c.config_value) {
         Ok(v) => v,
-        Err(_) if faults.has(Fault::SkipsValueParsing) => {
+        Err(_) if !broker_checks || faults.has(Fault::SkipsValueParsing) => {
             ConfigValue::String(c.config_value.to_string())
         }
         Err(_) => {

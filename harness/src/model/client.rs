@@ -11,7 +11,7 @@ use super::backoff::ExponentialBackoff;
 use super::config_def::{client_definitions, ClientDefinitions, ClientType, ConfigType};
 use super::events::{Event, LoggedEvent, NodeId, RetryCause, SkipReason, UnblockReason};
 use super::faults::{Fault, Faults};
-use super::profile::SpecProfile;
+use super::profile::{RequestTimeoutAction, SpecProfile};
 use super::rng::ModelRng;
 use super::selection::{self, request_size, Selection, ENABLE_CONFIG_PUSH};
 use super::time::Millis;
@@ -169,7 +169,8 @@ pub struct ClientModel {
     pub(super) sticky: Option<NodeId>,
     pub(super) nodes: BTreeMap<NodeId, NodeState>,
     pub(super) released: bool,
-    pub(super) blocked: Vec<u64>,
+    /// Held user requests with the time each stops waiting at the latest.
+    pub(super) blocked: Vec<(u64, Millis)>,
     pub(super) events: Vec<LoggedEvent>,
     pub(super) successes: u32,
     pub(super) pushes_to_non_advertising: u32,
@@ -327,7 +328,8 @@ impl ClientModel {
         self.attempts
     }
 
-    /// The handshake deadline (meaningful once started).
+    /// The handshake deadline (meaningful once started): start + the deadline setting, for a
+    /// producer extended to each held user request's call + `max.block.ms`.
     pub fn deadline(&self) -> Millis {
         self.deadline
     }
@@ -370,25 +372,31 @@ impl ClientModel {
                 self.on_push_response(now, node, &body, &mut out)
             }
             ClientInput::Disconnected { node } => {
-                let st = self.nodes.entry(node).or_default();
-                st.connected = false;
-                st.push_config = None;
-                st.api_versions_deferred = false;
-                if self.sticky == Some(node) {
-                    self.sticky = None;
-                }
+                self.mark_disconnected(node);
                 if self.in_flight.as_ref().is_some_and(|f| f.node == node) {
                     self.schedule_retry(now, RetryCause::Disconnected, &mut out);
                 }
             }
             ClientInput::RequestTimedOut { node } => {
                 if self.in_flight.as_ref().is_some_and(|f| f.node == node) {
-                    self.schedule_retry(now, RetryCause::RequestTimedOut, &mut out);
+                    self.on_request_timeout(now, &mut out);
                 }
             }
             ClientInput::UserRequest { id } => {
                 if self.is_blocking() && !self.faults.has(Fault::DoesNotBlockUserRequests) {
-                    self.blocked.push(id);
+                    // A producer's send() "Blocks up to max.block.ms", counted from the call;
+                    // the handshake goes on at least that long. Other clients' requests wait
+                    // for the handshake deadline counted from start.
+                    let until = if self.client_type == ClientType::Producer
+                        && !self.faults.has(Fault::ProducerDeadlineFromStart)
+                    {
+                        let until = now.plus(self.deadline_ms);
+                        self.deadline = self.deadline.max(until);
+                        until
+                    } else {
+                        self.deadline
+                    };
+                    self.blocked.push((id, until));
                     self.emit(now, Event::UserRequestBlocked { id }, &mut out);
                 } else {
                     self.emit(now, Event::UserRequestReleased { id }, &mut out);
@@ -566,6 +574,35 @@ impl ClientModel {
         }
     }
 
+    /// The node's connection is gone: no ApiVersions answer, no sticky node.
+    fn mark_disconnected(&mut self, node: NodeId) {
+        let st = self.nodes.entry(node).or_default();
+        st.connected = false;
+        st.push_config = None;
+        st.api_versions_deferred = false;
+        if self.sticky == Some(node) {
+            self.sticky = None;
+        }
+    }
+
+    /// The in-flight PushConfig timed out: retry after the backoff, on the same connection or
+    /// (profile `request_timeout: disconnect`) after closing it.
+    fn on_request_timeout(&mut self, now: Millis, out: &mut Vec<ClientOutput>) {
+        let node = self.in_flight.as_ref().map(|f| f.node);
+        self.schedule_retry(now, RetryCause::RequestTimedOut, out);
+        if let (Some(node), RequestTimeoutAction::Disconnect) = (node, self.profile.request_timeout)
+        {
+            self.mark_disconnected(node);
+            self.emit(
+                now,
+                Event::ConnectionClosed {
+                    reason: format!("PushConfig to node {node} timed out"),
+                },
+                out,
+            );
+        }
+    }
+
     fn schedule_retry(&mut self, now: Millis, cause: RetryCause, out: &mut Vec<ClientOutput>) {
         let Some(failed) = self.in_flight.take() else {
             return;
@@ -605,7 +642,7 @@ impl ClientModel {
         }
         self.released = true;
         self.emit(now, Event::UserRequestsUnblocked { reason }, out);
-        for id in std::mem::take(&mut self.blocked) {
+        for (id, _) in std::mem::take(&mut self.blocked) {
             self.emit(now, Event::UserRequestReleased { id }, out);
             out.push(ClientOutput::ReleaseUserRequest { id });
         }
@@ -626,8 +663,18 @@ impl ClientModel {
                 self.release(now, UnblockReason::DeadlineExceeded, out);
             }
         }
+        if !self.faults.has(Fault::BlocksPastDeadline) {
+            let (due, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.blocked)
+                .into_iter()
+                .partition(|(_, until)| *until <= now);
+            self.blocked = waiting;
+            for (id, _) in due {
+                self.emit(now, Event::UserRequestReleased { id }, out);
+                out.push(ClientOutput::ReleaseUserRequest { id });
+            }
+        }
         if self.in_flight.as_ref().is_some_and(|f| now >= f.timeout_at) {
-            self.schedule_retry(now, RetryCause::RequestTimedOut, out);
+            self.on_request_timeout(now, out);
         }
         let due: Vec<NodeId> = self
             .nodes
@@ -728,6 +775,7 @@ impl ClientModel {
                 }
             }
         }
+        t.extend(self.blocked.iter().map(|(_, until)| *until));
         for s in self.nodes.values() {
             if s.connected && s.api_versions_deferred {
                 t.push(s.throttled_until);

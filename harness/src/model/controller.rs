@@ -10,9 +10,10 @@ use std::collections::BTreeMap;
 use super::config_def::{ConfigType, ConfigValue};
 use super::events::{Event, LoggedEvent};
 use super::faults::{Fault, Faults};
-use super::profile::{AuditDirection, SpecProfile};
+use super::profile::{AuditDirection, Reregistration, SpecProfile, UpdateFeaturesPrecedence};
 use super::server_config::{resource_type, ServerConfigDefs};
 use super::time::Millis;
+use crate::codec::alter_configs_request as legacy_req;
 use crate::codec::alter_configs_response::AlterConfigsResourceResponse;
 use crate::codec::incremental_alter_configs_request as inc_req;
 use crate::codec::incremental_alter_configs_response::AlterConfigsResourceResponse as IncResourceResponse;
@@ -351,7 +352,15 @@ impl ControllerModel {
         version: i16,
         req: &BrokerRegistrationRequest,
     ) -> BrokerRegistrationResponse {
-        let mut statics = BTreeMap::new();
+        // Profile `reregistration: merge` starts from the list held for this broker.
+        let mut statics = match self.profile.reregistration {
+            Reregistration::Merge => self
+                .brokers
+                .get(&req.broker_id)
+                .map(|b| b.static_configs.clone())
+                .unwrap_or_default(),
+            Reregistration::Replace => BTreeMap::new(),
+        };
         if version >= self.profile.first_static_configs_version {
             for s in req.static_configs.iter().flatten() {
                 statics.insert(s.name.to_string(), s.value.as_ref().map(|v| v.to_string()));
@@ -472,17 +481,23 @@ impl ControllerModel {
         let Some(defs) = self.defs.for_resource(rtype) else {
             return Ok(());
         };
+        // KIP-1256 (IncrementalAlterConfigs only) answers these as the broker does; legacy
+        // AlterConfigs keeps INVALID_CONFIG.
+        let invalid_value = if legacy {
+            ErrorCode::INVALID_CONFIG
+        } else {
+            self.profile.incremental_invalid_value.code()
+        };
         let Some(key) = defs.get(name) else {
             if rtype == resource_type::TOPIC {
-                return Err((
-                    ErrorCode::INVALID_CONFIG,
-                    format!("Unknown topic config name: {name}"),
-                ));
+                return Err((invalid_value, format!("Unknown topic config name: {name}")));
             }
             return Ok(());
         };
-        ServerConfigDefs::check_static(name, key, value)
-            .map_err(|e| (ErrorCode::INVALID_CONFIG, e.to_string()))?;
+        if legacy || !self.faults.has(Fault::IncrementalAlterSkipsStaticValidator) {
+            ServerConfigDefs::check_static(name, key, value)
+                .map_err(|e| (invalid_value, e.to_string()))?;
+        }
         let skipped = if legacy {
             Fault::AlterConfigsSkipsMvValidators
         } else {
@@ -495,7 +510,7 @@ impl ControllerModel {
             .map_err(|e| (ErrorCode::INVALID_CONFIG, e.to_string()))
     }
 
-    /// The KIP-1256 structural checks shared by both alter APIs.
+    /// The KIP-1256 structural checks of IncrementalAlterConfigs.
     fn structural_checks<'a>(
         &self,
         rtype: i8,
@@ -619,6 +634,32 @@ impl ControllerModel {
         }
     }
 
+    /// The new config set of one legacy AlterConfigs resource, or why it is refused. KIP-1256
+    /// is scoped to IncrementalAlterConfigs, so none of its refusals apply here: as Kafka's
+    /// controller does today, a duplicate key is last-wins, any broker id is accepted, and
+    /// only an unknown resource type is refused (UNSUPPORTED_VERSION).
+    fn legacy_outcome(&self, r: &legacy_req::AlterConfigsResource) -> ResourceOutcome {
+        if !resource_type::KNOWN.contains(&r.resource_type) {
+            return Err((
+                ErrorCode::UNSUPPORTED_VERSION,
+                format!("Unknown resource type {}.", r.resource_type),
+            ));
+        }
+        let mut new = BTreeMap::new();
+        for c in &r.configs {
+            match &c.value {
+                Some(v) => {
+                    self.check_value(r.resource_type, &c.name, v, true)?;
+                    new.insert(c.name.to_string(), v.to_string());
+                }
+                None => {
+                    new.remove(c.name.as_str());
+                }
+            }
+        }
+        Ok(new)
+    }
+
     /// AlterConfigs (legacy, whole-set replacement; a null value means "not set").
     pub fn handle_alter_configs(
         &mut self,
@@ -628,22 +669,7 @@ impl ControllerModel {
     ) -> AlterConfigsResponse {
         let mut responses = Vec::new();
         for r in &req.resources {
-            let outcome = self
-                .structural_checks(
-                    r.resource_type,
-                    &r.resource_name,
-                    r.configs.iter().map(|c| c.name.as_str()),
-                )
-                .and_then(|()| {
-                    let mut new = BTreeMap::new();
-                    for c in &r.configs {
-                        if let Some(v) = &c.value {
-                            self.check_value(r.resource_type, &c.name, v, true)?;
-                            new.insert(c.name.to_string(), v.to_string());
-                        }
-                    }
-                    Ok(new)
-                });
+            let outcome = self.legacy_outcome(r);
             let (error_code, error_message) = self.finish_resource(
                 now,
                 req.validate_only,
@@ -788,6 +814,38 @@ impl ControllerModel {
         out
     }
 
+    /// The KIP-1294 audit of a metadata.version change `from` → `to` (directions per profile):
+    /// the rejection message if any config violates the target level.
+    fn mv_audit(&mut self, now: Millis, from: i16, to: i16) -> Option<String> {
+        let direction = if self.faults.has(Fault::AuditOnUpgradeOnly) {
+            AuditDirection::UpgradeOnly
+        } else {
+            self.profile.audit_direction
+        };
+        let audited = match direction {
+            AuditDirection::Both => to != from,
+            AuditDirection::UpgradeOnly => to > from,
+        };
+        if !audited {
+            return None;
+        }
+        let violations = self.audit(to);
+        self.log_event(
+            now,
+            Event::MetadataVersionAudit {
+                from,
+                to,
+                violations: violations.clone(),
+            },
+        );
+        (!violations.is_empty()).then(|| {
+            format!(
+                "Cannot change metadata.version from {from} to {to} because existing configs are invalid: {}",
+                violations.join("; ")
+            )
+        })
+    }
+
     /// UpdateFeatures. For metadata.version the KIP-1294 audit runs against the target level
     /// (directions per profile); a failure is a top-level INVALID_CONFIG naming the configs.
     /// ValidateOnly checks and audits without writing.
@@ -814,6 +872,17 @@ impl ControllerModel {
             }
             .project(version)
         };
+        if self.profile.update_features_precedence == UpdateFeaturesPrecedence::InvalidConfig {
+            // The audit before the update's own validation.
+            for u in &req.feature_updates {
+                if u.feature == METADATA_VERSION && u.max_version_level >= 1 {
+                    let current = self.features.get(METADATA_VERSION).copied().unwrap_or(0);
+                    if let Some(message) = self.mv_audit(now, current, u.max_version_level) {
+                        return fail(self, ErrorCode::INVALID_CONFIG, message);
+                    }
+                }
+            }
+        }
         let mut seen = std::collections::BTreeSet::new();
         for u in &req.feature_updates {
             if !seen.insert(u.feature.as_str()) {
@@ -849,35 +918,11 @@ impl ControllerModel {
                         format!("Invalid metadata.version {}", u.max_version_level),
                     );
                 }
-                let (from, to) = (current, u.max_version_level);
-                let direction = if self.faults.has(Fault::AuditOnUpgradeOnly) {
-                    AuditDirection::UpgradeOnly
-                } else {
-                    self.profile.audit_direction
-                };
-                let audited = match direction {
-                    AuditDirection::Both => to != from,
-                    AuditDirection::UpgradeOnly => to > from,
-                };
-                if audited {
-                    let violations = self.audit(to);
-                    self.log_event(
-                        now,
-                        Event::MetadataVersionAudit {
-                            from,
-                            to,
-                            violations: violations.clone(),
-                        },
-                    );
-                    if !violations.is_empty() {
-                        return fail(
-                            self,
-                            ErrorCode::INVALID_CONFIG,
-                            format!(
-                                "Cannot change metadata.version from {from} to {to} because existing configs are invalid: {}",
-                                violations.join("; ")
-                            ),
-                        );
+                let first = self.profile.update_features_precedence
+                    == UpdateFeaturesPrecedence::InvalidConfig;
+                if !first {
+                    if let Some(message) = self.mv_audit(now, current, u.max_version_level) {
+                        return fail(self, ErrorCode::INVALID_CONFIG, message);
                     }
                 }
             }

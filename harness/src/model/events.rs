@@ -217,7 +217,8 @@ pub enum Event {
     },
 
     // ----- broker (KIP-1324, KIP-1326) -----
-    /// The broker closed the connection instead of answering.
+    /// The broker closed the connection instead of answering, or (profile `request_timeout:
+    /// disconnect`) the client closed its connection after a request timeout.
     ConnectionClosed {
         /// Why.
         reason: String,

@@ -78,6 +78,8 @@ faults! {
     PushToUnadvertisingBroker => "push-to-unadvertising-broker",
     /// Client: producers/consumers/admins embedded in Kafka Streams do their own handshake.
     EmbeddedClientsHandshake => "embedded-clients-handshake",
+    /// Client: a producer's user request waits only until client start + `max.block.ms`, not `max.block.ms` from its own call.
+    ProducerDeadlineFromStart => "producer-deadline-from-start",
     /// Client: user requests stay blocked after the handshake deadline passes.
     BlocksPastDeadline => "blocks-past-deadline",
     /// Broker: PushConfig is advertised in ApiVersions even without a policy configured.
@@ -92,10 +94,12 @@ faults! {
     MeasuresFramePrefix => "measures-frame-prefix",
     /// Broker: ConfigType is decoded with the older KIP enum whatever the profile says.
     BrokerOlderTypeNumbering => "broker-older-type-numbering",
-    /// Broker: entries typed CLASS or PASSWORD are passed to the policy instead of refused.
+    /// Broker: with `broker_entry_checks: broker`, entries typed CLASS or PASSWORD are passed to the policy instead of refused.
     AcceptsSensitiveTypes => "accepts-sensitive-types",
-    /// Broker: entry values are not parsed as their ConfigType; unparsable ones reach the policy as strings.
+    /// Broker: with `broker_entry_checks: broker`, values are not parsed as their ConfigType; unparsable ones reach the policy as strings.
     SkipsValueParsing => "skips-value-parsing",
+    /// Broker: entries typed CLASS or PASSWORD are silently left out of what the policy receives, so it cannot detect them by ConfigType.
+    DropsSensitiveEntries => "drops-sensitive-entries",
     /// Broker: ThrottleTimeMs is never put in PushConfig responses.
     DropsThrottleTime => "drops-throttle-time",
     /// Broker: StaticConfigs include configs whose report policy is NEVER.
@@ -122,6 +126,8 @@ faults! {
     AlterConfigsSkipsMvValidators => "alter-configs-skips-mv-validators",
     /// Controller: IncrementalAlterConfigs does not run the MV-aware validators.
     IncrementalAlterSkipsMvValidators => "incremental-alter-skips-mv-validators",
+    /// Controller: IncrementalAlterConfigs skips the static validator, so values it refuses are written (KIP-1256: "silently dropped").
+    IncrementalAlterSkipsStaticValidator => "incremental-alter-skips-static-validator",
     /// Controller: ValidateOnly alter-configs requests write the new configs.
     ValidateOnlyWrites => "validate-only-writes",
     /// Controller: KIP-1256 structural refusals return INVALID_CONFIG instead of INVALID_REQUEST.

@@ -6,6 +6,7 @@ use super::broker::BrokerModel;
 use super::client::{ClientModel, HandshakeState};
 use super::controller::ControllerModel;
 use super::events::Event;
+use super::faults::Faults;
 use super::selection::request_size;
 use super::sensitivity::classify;
 
@@ -129,9 +130,12 @@ impl BrokerModel {
         }
         for s in self.static_configs() {
             let key = self.settings.defs.broker.get(s.name.as_str());
-            check(M, key.is_some_and(|k| k.is_reported()), || {
-                format!("static config {} must not be reported", s.name)
-            })?;
+            let mv = self.mv_validators_count();
+            check(
+                M,
+                key.is_some_and(|k| k.is_reported_with(&Faults::none(), mv)),
+                || format!("static config {} must not be reported", s.name),
+            )?;
         }
         Ok(())
     }

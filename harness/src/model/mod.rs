@@ -37,8 +37,10 @@ pub use events::{Event, LoggedEvent, NodeId};
 pub use faults::{Fault, Faults};
 pub use invariants::InvariantViolation;
 pub use profile::{
-    AuditDirection, DefaultKeyLists, Defaults, ProfileError, RegistrationRejection, SizeMeasure,
-    SpecProfile, UnadvertisedPushConfigReply,
+    AuditDirection, BrokerEntryChecks, DefaultKeyLists, Defaults, IncrementalInvalidValue,
+    MvValidatorInclusion, ProfileError, RegistrationRejection, RequestTimeoutAction,
+    Reregistration, SizeMeasure, SpecProfile, UnadvertisedPushConfigReply,
+    UpdateFeaturesPrecedence,
 };
 pub use rng::ModelRng;
 pub use sensitivity::{classify, SensitivityRule};

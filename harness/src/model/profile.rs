@@ -33,6 +33,76 @@ pub enum UnadvertisedPushConfigReply {
     UnsupportedVersion,
 }
 
+/// Who refuses PushConfig entries typed CLASS/PASSWORD or whose value does not parse as its
+/// ConfigType (KIP-1324: "Whenever a client sends a PushConfig request, the broker calls the
+/// policy"; rejecting "the wrong type …, an un-parseable value" is what "the
+/// ClientConfigPolicy implementation" does, and sensitive-config detection is something the
+/// policy "may" do). An unknown ConfigType number is refused by the broker under either
+/// reading: it cannot be turned into the `ConfigDef.Type` of the policy's `ClientConfig`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BrokerEntryChecks {
+    /// The broker hands every entry to the policy (an unparsable value as its raw text);
+    /// only the policy's verdict decides (the KIP text).
+    #[default]
+    Policy,
+    /// The broker itself answers INVALID_CONFIG naming the entry, without calling the policy.
+    Broker,
+}
+
+/// What a client does with the connection when a PushConfig times out (`request.timeout.ms`).
+/// KIP-1324 only says retries follow "retry.backoff.ms, retry.backoff.max.ms, and
+/// default.api.timeout.ms, similar to ApiVersions"; Java's NetworkClient disconnects on a
+/// request timeout. Both are allowed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestTimeoutAction {
+    /// Keep the connection; the retry goes on it after the backoff.
+    #[default]
+    Keep,
+    /// Close the connection (as Java's NetworkClient does); the retry waits for a new one.
+    Disconnect,
+}
+
+/// Whether a KIP-1294 MV-aware validator counts as "a Validator" for KIP-1326's inclusion
+/// rule ("iff (a) it has a Validator defined in ConfigDef, and (b) its ControllerReportPolicy
+/// is not NEVER"). The KIP-1294 `ConfigKey` keeps `mvValidators` as a field of its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MvValidatorInclusion {
+    /// Only the static `validator` counts (the rule's words, §6 B2).
+    #[default]
+    StaticOnly,
+    /// A key with MV validators only is reported too (the controller can enforce them).
+    Counts,
+}
+
+/// What a broker's re-registration does to the StaticConfigs the controller holds for it
+/// (unstated in KIP-1326).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reregistration {
+    /// The new list replaces the old one (the prototype's `brokerStaticConfigs.put`).
+    #[default]
+    Replace,
+    /// The new list is merged over the old one (names it lacks keep their old value).
+    Merge,
+}
+
+/// Which error an UpdateFeatures on metadata.version returns when it is both an invalid
+/// update (INVALID_UPDATE_VERSION: a downgrade without a downgrade type) and fails the
+/// KIP-1294 audit (INVALID_CONFIG). Neither KIP orders them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UpdateFeaturesPrecedence {
+    /// The update is validated first (Kafka's FeatureControlManager; §3.2: failures
+    /// unrelated to configs keep INVALID_UPDATE_VERSION).
+    #[default]
+    InvalidUpdateVersion,
+    /// The config audit runs first.
+    InvalidConfig,
+}
+
 /// The error a controller returns when the registration audit fails (kip-notes §6 C2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -50,6 +120,30 @@ impl RegistrationRejection {
         match self {
             RegistrationRejection::InvalidRegistration => ErrorCode::INVALID_REGISTRATION,
             RegistrationRejection::InvalidConfig => ErrorCode::INVALID_CONFIG,
+        }
+    }
+}
+
+/// The error IncrementalAlterConfigs returns for a value that fails its type or static
+/// validator, or an unknown topic config name (kip-notes §3.4, §6 C5). KIP-1256 aligns the
+/// controller with the broker, which "uses the INVALID_REQUEST error code"; KIP-1294 asks for
+/// INVALID_CONFIG only for a failing MV-aware validator (which stays INVALID_CONFIG under both).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IncrementalInvalidValue {
+    /// INVALID_REQUEST (42), as the broker answers (KIP-1256).
+    #[default]
+    InvalidRequest,
+    /// INVALID_CONFIG (40), as the controller's own validation answers today.
+    InvalidConfig,
+}
+
+impl IncrementalInvalidValue {
+    /// The error code this reading returns.
+    pub fn code(self) -> ErrorCode {
+        match self {
+            IncrementalInvalidValue::InvalidRequest => ErrorCode::INVALID_REQUEST,
+            IncrementalInvalidValue::InvalidConfig => ErrorCode::INVALID_CONFIG,
         }
     }
 }
@@ -182,11 +276,28 @@ pub struct SpecProfile {
     /// Reply to a PushConfig the broker did not advertise (§6 A5): `close` (default) or
     /// `unsupported_version`.
     pub unadvertised_push_config: UnadvertisedPushConfigReply,
+    /// A client's connection after a PushConfig request timeout: `keep` (default) or
+    /// `disconnect` (Java's NetworkClient); the KIP allows both.
+    pub request_timeout: RequestTimeoutAction,
+    /// Who refuses CLASS/PASSWORD entries and unparsable values in a PushConfig: `policy`
+    /// (default, the KIP text) or `broker` (before the policy).
+    pub broker_entry_checks: BrokerEntryChecks,
     /// Error of a failed registration audit (§6 C2): `invalid_registration` (default) or
     /// `invalid_config`.
     pub registration_rejection: RegistrationRejection,
+    /// IncrementalAlterConfigs error for a value failing its type or static validator, or an
+    /// unknown topic config (§3.4, §6 C5): `invalid_request` (default) or `invalid_config`.
+    pub incremental_invalid_value: IncrementalInvalidValue,
     /// Which metadata.version changes are audited (§6 C3): `both` (default) or `upgrade_only`.
     pub audit_direction: AuditDirection,
+    /// UpdateFeatures error when both INVALID_UPDATE_VERSION and the audit's INVALID_CONFIG
+    /// apply: `invalid_update_version` (default) or `invalid_config`.
+    pub update_features_precedence: UpdateFeaturesPrecedence,
+    /// Whether MV validators count as "a Validator" for KIP-1326 inclusion (§6 B2):
+    /// `static_only` (default) or `counts`.
+    pub mv_validator_inclusion: MvValidatorInclusion,
+    /// A re-registration's StaticConfigs: `replace` (default) or `merge` the held ones.
+    pub reregistration: Reregistration,
     /// The metadata.version feature level from which a controller persists StaticConfigs in
     /// RegisterBrokerRecord v5 (§6 B5). PROVISIONAL default 35: one above 4.5-IV0 (34), the
     /// newest level known.
@@ -205,8 +316,14 @@ impl Default for SpecProfile {
             size_measure: SizeMeasure::default(),
             config_type_numbering: ConfigTypeNumbering::default(),
             unadvertised_push_config: UnadvertisedPushConfigReply::default(),
+            request_timeout: RequestTimeoutAction::default(),
+            broker_entry_checks: BrokerEntryChecks::default(),
             registration_rejection: RegistrationRejection::default(),
+            incremental_invalid_value: IncrementalInvalidValue::default(),
             audit_direction: AuditDirection::default(),
+            update_features_precedence: UpdateFeaturesPrecedence::default(),
+            mv_validator_inclusion: MvValidatorInclusion::default(),
+            reregistration: Reregistration::default(),
             static_config_persistence_level: 35,
             first_static_configs_version: 6,
             default_keys: DefaultKeyLists::default(),
@@ -306,6 +423,71 @@ mod tests {
         assert_eq!(q.size_measure, SizeMeasure::ConfigsArray);
         assert_eq!(q.audit_direction, AuditDirection::UpgradeOnly);
         assert_eq!(q.defaults, Defaults::default());
+    }
+
+    #[test]
+    fn broker_entry_checks_default_to_the_policy_and_load_from_yaml() {
+        assert_eq!(
+            SpecProfile::default().broker_entry_checks,
+            BrokerEntryChecks::Policy
+        );
+        let p = SpecProfile::from_yaml("broker_entry_checks: broker\n").unwrap();
+        assert_eq!(p.broker_entry_checks, BrokerEntryChecks::Broker);
+        assert!(SpecProfile::from_yaml("broker_entry_checks: both\n").is_err());
+    }
+
+    #[test]
+    fn incremental_invalid_value_defaults_to_invalid_request() {
+        let d = SpecProfile::default().incremental_invalid_value;
+        assert_eq!(d.code(), ErrorCode::INVALID_REQUEST);
+        let p = SpecProfile::from_yaml("incremental_invalid_value: invalid_config\n").unwrap();
+        assert_eq!(
+            p.incremental_invalid_value.code(),
+            ErrorCode::INVALID_CONFIG
+        );
+    }
+
+    #[test]
+    fn request_timeout_defaults_to_keep_and_loads_disconnect() {
+        assert_eq!(
+            SpecProfile::default().request_timeout,
+            RequestTimeoutAction::Keep
+        );
+        let p = SpecProfile::from_yaml("request_timeout: disconnect\n").unwrap();
+        assert_eq!(p.request_timeout, RequestTimeoutAction::Disconnect);
+    }
+
+    #[test]
+    fn open_kip_1326_and_kip_1294_orderings_have_documented_defaults() {
+        let d = SpecProfile::default();
+        assert_eq!(
+            (
+                d.update_features_precedence,
+                d.mv_validator_inclusion,
+                d.reregistration
+            ),
+            (
+                UpdateFeaturesPrecedence::InvalidUpdateVersion,
+                MvValidatorInclusion::StaticOnly,
+                Reregistration::Replace
+            )
+        );
+        let p = SpecProfile::from_yaml(
+            "update_features_precedence: invalid_config\nmv_validator_inclusion: counts\nreregistration: merge\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                p.update_features_precedence,
+                p.mv_validator_inclusion,
+                p.reregistration
+            ),
+            (
+                UpdateFeaturesPrecedence::InvalidConfig,
+                MvValidatorInclusion::Counts,
+                Reregistration::Merge
+            )
+        );
     }
 
     #[test]

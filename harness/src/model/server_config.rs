@@ -65,12 +65,16 @@ impl ServerConfigKey {
 
     /// KIP-1326's inclusion rule: has a validator, policy is not NEVER, type is not PASSWORD.
     pub fn is_reported(&self) -> bool {
-        self.is_reported_with(&Faults::none())
+        self.is_reported_with(&Faults::none(), false)
     }
 
-    /// [`is_reported`](Self::is_reported) as a broker with `faults` applies it.
-    pub fn is_reported_with(&self, faults: &Faults) -> bool {
-        (self.validator.is_some() || faults.has(Fault::ReportsValidatorlessConfigs))
+    /// [`is_reported`](Self::is_reported) as a broker with `faults` applies it;
+    /// `mv_validators_count` = KIP-1294 MV validators count as "a Validator" (profile
+    /// `mv_validator_inclusion: counts`).
+    pub fn is_reported_with(&self, faults: &Faults, mv_validators_count: bool) -> bool {
+        (self.validator.is_some()
+            || (mv_validators_count && !self.mv_validators.is_empty())
+            || faults.has(Fault::ReportsValidatorlessConfigs))
             && (self.report_policy != ReportPolicy::Never || faults.has(Fault::ReportsNeverConfigs))
             && (self.ty != ConfigType::Password || faults.has(Fault::ReportsPasswordConfigs))
     }
