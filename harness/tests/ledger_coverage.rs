@@ -298,6 +298,13 @@ fn observation_only_judging_fails_the_check_unless_the_ledger_says_why() {
     let marked = Ledger::parse(&marked, Path::new("fixture.yaml")).unwrap();
     let cov = coverage(&marked, &s);
     assert_eq!(cov.wire_missing, vec!["kip1324.c"]);
+    assert!(
+        cov.render_text().contains(
+            "  [must]      kip1294.e -> [observation] s3 (observation only: only the policy call shows it)\n"
+        ),
+        "{}",
+        cov.render_text()
+    );
 }
 
 /// The real ledger with no scenarios: every non-excluded entry is untested.

@@ -378,10 +378,16 @@ impl Coverage {
             for r in &k.requirements {
                 let kind = format!("[{}]", r.kind);
                 let status = match &r.status {
-                    Status::Covered { scenarios } => match r.judged {
-                        Some(j) => format!("[{}] {}", j.name(), scenarios.join(", ")),
-                        None => scenarios.join(", "),
-                    },
+                    Status::Covered { scenarios } => {
+                        let mut s = match r.judged {
+                            Some(j) => format!("[{}] {}", j.name(), scenarios.join(", ")),
+                            None => scenarios.join(", "),
+                        };
+                        if let Some(why) = &r.observation_only {
+                            s.push_str(&format!(" (observation only: {})", one_line(why)));
+                        }
+                        s
+                    }
                     Status::Excluded { reason } => format!("excluded: {}", one_line(reason)),
                     Status::Untested => "untested".to_string(),
                 };
