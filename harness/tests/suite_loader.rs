@@ -103,6 +103,23 @@ fn bad_body_field_is_refused() {
 }
 
 #[test]
+fn a_fill_that_cannot_be_built_is_a_load_error_at_its_step() {
+    // The loader builds every request body once; an exact size no PushConfig can have (an
+    // empty one is already 2 bytes) is refused when the file loads, not when it runs.
+    let e = load_err(
+        "bad_fill",
+        "s9.yaml",
+        &format!("id: s9\n{HEAD}steps:\n  - send: {{ api: PushConfig, version: 0, fill: {{ size: 1, measure: request_body }} }}\n"),
+    );
+    assert_eq!((e.line, e.col), (7, 5), "{e}");
+    assert!(
+        e.message
+            .starts_with("send: cannot build a PushConfig of exactly 1 bytes"),
+        "{e}"
+    );
+}
+
+#[test]
 fn unknown_matcher_is_refused() {
     let e = load_err(
         "bad_matcher",

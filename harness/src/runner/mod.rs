@@ -8,12 +8,13 @@ pub mod mutants;
 pub mod run;
 pub mod select;
 
+pub use crate::scenario::fill_push_config;
 pub use baseline::{Baseline, BaselineEntry, BaselineError};
 pub use events::{
     Failure, Grade, Mismatch, RunEvent, RunInfo, ScenarioResult, Summary, UnsupportedCause,
     Verdict, FORMAT_VERSION,
 };
-pub use execute::{execute, fill_push_config, Redactor, ScenarioOutcome};
+pub use execute::{execute, Redactor, ScenarioOutcome};
 pub use mutants::{kill_matrix, KillMatrix, VariantOutcome, MUTANTS_FORMAT_VERSION};
 pub use run::{run_suite, RunOptions};
 pub use select::{fnv1a64, scenario_seed, select, Filters, Partition};

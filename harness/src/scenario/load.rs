@@ -80,6 +80,38 @@ pub struct Scenario {
     pub area: String,
     /// The spec profile: the default with the file's overrides merged in.
     pub profile: SpecProfile,
+    /// What the loader prepared for each step (same order as `file.steps`), so the runner
+    /// builds nothing from text at run time.
+    pub compiled: Vec<Compiled>,
+}
+
+/// A step made ready to run: request bodies built from their patterns (names resolved
+/// under the profile's provisional numbers), fills resolved to exact-size bodies, raw hex
+/// decoded.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Compiled {
+    /// Nothing to prepare (the step acts or judges at run time).
+    Nothing,
+    /// A `send` step's typed request body (boxed: most steps have none).
+    Request(Box<RequestBody>),
+    /// A `send_raw` step's frame bytes.
+    Raw(Vec<u8>),
+}
+
+/// What a step sends, built once.
+fn compile(step: &Step, numbers: &ProvisionalNumbers) -> Result<Compiled, String> {
+    Ok(match step {
+        Step::Send(s) => Compiled::Request(Box::new(match &s.fill {
+            Some(fill) => RequestBody::PushConfig(
+                super::fill::fill_push_config(fill).map_err(|e| format!("send: {e}"))?,
+            ),
+            None => request_body(&s.api, s.body.as_ref(), numbers)?,
+        })),
+        Step::SendRaw(s) => {
+            Compiled::Raw(crate::codec::from_hex(&s.hex).ok_or("send_raw: hex is not valid hex")?)
+        }
+        _ => Compiled::Nothing,
+    })
 }
 
 impl Scenario {
@@ -234,9 +266,11 @@ fn validate_in(
     let numbers = profile.provisional;
     let mut captured = BTreeSet::new();
     let mut pairing = Pairing::default();
+    let mut compiled = Vec::with_capacity(file.steps.len());
     for (i, s) in file.steps.iter().enumerate() {
         let at = |m: String| err(s.referenced.line(), s.referenced.column(), m);
-        validate_step(&s.value, &numbers).map_err(at)?;
+        validate_step(&s.value).map_err(at)?;
+        compiled.push(compile(&s.value, &numbers).map_err(at)?);
         check_captures(&s.value, &mut captured).map_err(at)?;
         pairing.step(i, &s.value).map_err(|e| {
             let (line, col) = text
@@ -251,6 +285,7 @@ fn validate_in(
         path: path.to_owned(),
         area,
         profile,
+        compiled,
     })
 }
 
@@ -298,7 +333,7 @@ fn check_captures(step: &Step, captured: &mut BTreeSet<String>) -> Result<(), St
     Ok(())
 }
 
-fn validate_step(step: &Step, numbers: &ProvisionalNumbers) -> Result<(), String> {
+fn validate_step(step: &Step) -> Result<(), String> {
     match step {
         Step::Send(s) => {
             match (&s.body, &s.fill) {
@@ -323,13 +358,10 @@ fn validate_step(step: &Step, numbers: &ProvisionalNumbers) -> Result<(), String
                     info.message, info.valid, s.version
                 ));
             }
-            if s.fill.is_none() {
-                request_body(&s.api, s.body.as_ref(), numbers).map(|_| ())?;
-            }
+            // The body itself is built (and so checked) by `compile`.
             Ok(())
         }
         Step::SendRaw(s) => {
-            crate::codec::from_hex(&s.hex).ok_or("send_raw: hex is not valid hex")?;
             if let Some(api) = &s.api {
                 ResponseBody::info_by_name(api)
                     .ok_or_else(|| format!("send_raw: unknown API {api:?}"))?;

@@ -4,13 +4,15 @@
 
 pub mod body_schema;
 pub mod builder;
+pub mod fill;
 pub mod load;
 pub mod matcher;
 pub mod schema;
 pub mod types;
 
 pub use builder::ScenarioBuilder;
-pub use load::{load_dir, load_file, validate, LoadError, Scenario};
+pub use fill::fill_push_config;
+pub use load::{load_dir, load_file, validate, Compiled, LoadError, Scenario};
 pub use matcher::Mismatch;
 pub use schema::scenario_schema;
 pub use types::{

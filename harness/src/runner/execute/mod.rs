@@ -3,17 +3,16 @@
 //! does the judging (`server_steps.rs`: kipcheck as the client of a broker or controller
 //! target; `client_steps.rs`: kipcheck as the brokers of a client target; `observe_steps.rs`:
 //! the target's own reports, which are evidence only where the target gives them);
-//! `failure.rs` builds located failures and `redact.rs` keeps secrets out of them.
+//! `failure.rs` builds located failures and `redact.rs` keeps secrets out of them. Request
+//! bodies come prepared by the loader (`Scenario::compiled`).
 //! Nothing here writes reports: the outcome goes back to `run.rs`.
 
 mod client_steps;
 mod failure;
-mod fill;
 mod observe_steps;
 mod redact;
 mod scenario;
 mod server_steps;
 
-pub use fill::fill_push_config;
 pub use redact::Redactor;
 pub use scenario::{execute, ScenarioOutcome};

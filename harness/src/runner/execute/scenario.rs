@@ -219,7 +219,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
             not_observed += 1;
             continue;
         }
-        let result = ex.step(&step.value).await;
+        let result = ex.step(i, &step.value).await;
         if step.value.is_judgement() && !matches!(&result, Err(f) if f.errored) {
             judged += 1;
         }
@@ -273,10 +273,10 @@ impl Exec<'_> {
         self.numbers.wire_api_key(canonical)
     }
 
-    async fn step(&mut self, step: &Step) -> Result<(), StepFail> {
+    async fn step(&mut self, i: usize, step: &Step) -> Result<(), StepFail> {
         match step {
-            Step::Send(s) => self.send(s).await,
-            Step::SendRaw(s) => self.send_raw(s).await,
+            Step::Send(s) => self.send(i, s).await,
+            Step::SendRaw(s) => self.send_raw(i, s).await,
             Step::ExpectResponse(e) => self.expect_response(e).await,
             Step::ExpectClose(e) => self.expect_close(e).await,
             Step::ExpectOneOf(outcomes) => self.expect_one_of(outcomes).await,

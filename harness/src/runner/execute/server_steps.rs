@@ -5,31 +5,24 @@
 use std::collections::VecDeque;
 
 use super::failure::{StepFail, StepFailure};
-use super::fill::fill_push_config;
 use super::redact::yaml;
 use super::scenario::{Exec, Sent};
 use crate::adapter::ConnOutput;
-use crate::codec::{
-    self, limits::DEFAULT_MAX_FRAME_SIZE, to_hex, RequestBody, RequestHeader, ResponseBody,
-};
+use crate::codec::{self, limits::DEFAULT_MAX_FRAME_SIZE, to_hex, RequestHeader, ResponseBody};
 use crate::runner::events::Mismatch;
-use crate::scenario::load::request_body;
 use crate::scenario::matcher::compare_with;
 use crate::scenario::{
-    ExpectCloseStep, ExpectResponseStep, MatchMode, Outcome, SendRawStep, SendStep,
+    Compiled, ExpectCloseStep, ExpectResponseStep, MatchMode, Outcome, SendRawStep, SendStep,
 };
 use serde_json::Value;
 
 impl Exec<'_> {
     /// `send`: a typed (or filled) request to the target.
-    pub(super) async fn send(&mut self, s: &SendStep) -> Result<(), StepFail> {
-        let body = match &s.fill {
-            Some(fill) => {
-                RequestBody::PushConfig(fill_push_config(fill).map_err(StepFailure::msg)?)
-            }
-            None => {
-                request_body(&s.api, s.body.as_ref(), &self.numbers).map_err(StepFailure::msg)?
-            }
+    pub(super) async fn send(&mut self, i: usize, s: &SendStep) -> Result<(), StepFail> {
+        let Some(Compiled::Request(body)) = self.scenario.compiled.get(i) else {
+            return Err(StepFailure::msg(
+                "send: the loader prepared no request body",
+            ));
         };
         let header = RequestHeader {
             request_api_key: self.wire(body.api_key()).0,
@@ -38,7 +31,7 @@ impl Exec<'_> {
             client_id: Some(s.client_id.as_deref().unwrap_or("kipcheck").into()),
             ..Default::default()
         };
-        let frame = codec::encode_request_frame(&header, &body, &self.numbers)
+        let frame = codec::encode_request_frame(&header, body, &self.numbers)
             .map_err(|e| StepFailure::msg(format!("cannot encode the request: {e}")))?;
         self.sent.entry(s.conn).or_default().push_back(Sent {
             api_key: body.api_key(),
@@ -50,8 +43,11 @@ impl Exec<'_> {
         Ok(())
     }
     /// `send_raw`: raw frame bytes to the target.
-    pub(super) async fn send_raw(&mut self, s: &SendRawStep) -> Result<(), StepFail> {
-        let frame = codec::from_hex(&s.hex).ok_or_else(|| StepFailure::msg("bad hex"))?;
+    pub(super) async fn send_raw(&mut self, i: usize, s: &SendRawStep) -> Result<(), StepFail> {
+        let Some(Compiled::Raw(frame)) = self.scenario.compiled.get(i) else {
+            return Err(StepFailure::msg("send_raw: the loader prepared no frame"));
+        };
+        let frame = frame.clone();
         if let (Some(api), Some(version)) = (&s.api, s.version) {
             let info = ResponseBody::info_by_name(api)
                 .ok_or_else(|| StepFailure::msg(format!("unknown API {api}")))?;

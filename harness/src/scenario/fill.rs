@@ -1,8 +1,9 @@
 //! Builds a PushConfig body of an exact size under a size measure (the boundary scenarios'
-//! `fill:`), so `client.config.max.bytes` is tested at exactly max and max + 1.
+//! `fill:`), so `client.config.max.bytes` is tested at exactly max and max + 1. The loader
+//! builds it once, when the file loads; a size that cannot be built is a load error.
 
+use super::types::Fill;
 use crate::codec::{push_config_request, Message, PushConfigRequest};
-use crate::scenario::Fill;
 
 /// Builds a PushConfig body whose size under the fill's measure is exactly `fill.size`.
 pub fn fill_push_config(fill: &Fill) -> Result<PushConfigRequest, String> {
