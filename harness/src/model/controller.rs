@@ -235,6 +235,8 @@ impl ControllerModel {
                     },
                 );
             }
+            // Topics are not modelled yet.
+            MetadataRecordBody::TopicRecord(_) | MetadataRecordBody::RemoveTopicRecord(_) => {}
             MetadataRecordBody::UnregisterBrokerRecord(ub) => {
                 if self
                     .brokers
