@@ -93,6 +93,8 @@ pub struct ControllerModel {
     pub(super) features: BTreeMap<String, i16>,
     pub(super) brokers: BTreeMap<i32, RegisteredBroker>,
     pub(super) configs: BTreeMap<(i8, String), BTreeMap<String, String>>,
+    /// Topics that exist (a `TopicRecord` named them): name → topic id.
+    pub(super) topics: BTreeMap<String, Uuid>,
     pub(super) log: Vec<MetadataRecord>,
     pub(super) events: Vec<LoggedEvent>,
     /// This controller's `node.id` (in combined mode also a broker's).
@@ -131,6 +133,7 @@ impl ControllerModel {
             features: BTreeMap::new(),
             brokers: BTreeMap::new(),
             configs: BTreeMap::new(),
+            topics: BTreeMap::new(),
             log: Vec::new(),
             events: Vec::new(),
             node_id: DEFAULT_CONTROLLER_NODE_ID,
@@ -235,8 +238,22 @@ impl ControllerModel {
                     },
                 );
             }
-            // Topics are not modelled yet.
-            MetadataRecordBody::TopicRecord(_) | MetadataRecordBody::RemoveTopicRecord(_) => {}
+            MetadataRecordBody::TopicRecord(t) => {
+                self.topics.insert(t.name.to_string(), t.topic_id);
+            }
+            MetadataRecordBody::RemoveTopicRecord(rt) => {
+                // Kafka drops the topic's configs with it (`deleteTopicConfigs`).
+                let removed: Vec<String> = self
+                    .topics
+                    .iter()
+                    .filter(|(_, id)| **id == rt.topic_id)
+                    .map(|(name, _)| name.clone())
+                    .collect();
+                for name in removed {
+                    self.configs.remove(&(resource_type::TOPIC, name.clone()));
+                    self.topics.remove(&name);
+                }
+            }
             MetadataRecordBody::UnregisterBrokerRecord(ub) => {
                 if self
                     .brokers
@@ -464,7 +481,7 @@ impl ControllerModel {
 
     /// Checks one value against the definitions of its resource type at the current level.
     /// `legacy` is true for AlterConfigs (the API a faulty variant forgets MV checks in).
-    fn check_value(
+    pub(super) fn check_value(
         &self,
         rtype: i8,
         name: &str,
@@ -495,6 +512,16 @@ impl ControllerModel {
         }
         ServerConfigDefs::check_mv_with(name, key, value, self.metadata_version(), &self.faults)
             .map_err(|e| (ErrorCode::INVALID_CONFIG, e.to_string()))
+    }
+
+    /// A TOPIC resource must name a topic that exists. Checked after the values, as Kafka's
+    /// `ConfigurationControlManager.validateAlterConfig` calls its existence checker after the
+    /// config validator: a resource that fails both is INVALID_CONFIG.
+    fn check_exists(&self, rtype: i8, rname: &str) -> Result<(), (ErrorCode, String)> {
+        if rtype == resource_type::TOPIC && !self.topics.contains_key(rname) {
+            return Err(super::controller_topics::unknown_topic(rname));
+        }
+        Ok(())
     }
 
     /// The KIP-1256 structural checks shared by both alter APIs.
@@ -548,7 +575,7 @@ impl ControllerModel {
     }
 
     /// Writes the difference between the current and `new` configs of a resource.
-    fn write_configs(
+    pub(super) fn write_configs(
         &mut self,
         now: Millis,
         rtype: i8,
@@ -644,6 +671,7 @@ impl ControllerModel {
                             new.insert(c.name.to_string(), v.to_string());
                         }
                     }
+                    self.check_exists(r.resource_type, &r.resource_name)?;
                     Ok(new)
                 });
             let (error_code, error_message) = self.finish_resource(
@@ -734,6 +762,7 @@ impl ControllerModel {
             self.check_value(rtype, &c.name, &result, false)?;
             new.insert(c.name.to_string(), result);
         }
+        self.check_exists(rtype, rname)?;
         Ok(new)
     }
 
