@@ -17,15 +17,17 @@ use kipcheck::codec::generated::broker_registration_request::StaticConfig;
 use kipcheck::codec::generated::metadata_response::MetadataResponseTopic;
 use kipcheck::codec::{
     AlterConfigsRequest, AlterConfigsResponse, ApiVersionsRequest, ApiVersionsResponse,
-    BrokerRegistrationRequest, BrokerRegistrationResponse, Bytes, ConfigRecord, DecodeErrorKind,
-    DescribeClusterRequest, DescribeClusterResponse, DescribeConfigsRequest,
+    BrokerRegistrationRequest, BrokerRegistrationResponse, Bytes, ConfigRecord,
+    CreateTopicsRequest, CreateTopicsResponse, DecodeErrorKind, DeleteTopicsRequest,
+    DeleteTopicsResponse, DescribeClusterRequest, DescribeClusterResponse, DescribeConfigsRequest,
     DescribeConfigsResponse, EncodeError, FeatureLevelRecord, GetTelemetrySubscriptionsRequest,
     GetTelemetrySubscriptionsResponse, IncrementalAlterConfigsRequest,
     IncrementalAlterConfigsResponse, Message, MetadataRecordBody, MetadataRequest,
     MetadataResponse, PushConfigRequest, PushConfigResponse, PushTelemetryRequest,
-    PushTelemetryResponse, RegisterBrokerRecord, RequestBody, RequestHeader, ResponseBody,
-    ResponseHeader, TaggedFields, UnregisterBrokerRecord, UnregisterBrokerRequest,
-    UnregisterBrokerResponse, UpdateFeaturesRequest, UpdateFeaturesResponse, Uuid,
+    PushTelemetryResponse, RegisterBrokerRecord, RemoveTopicRecord, RequestBody, RequestHeader,
+    ResponseBody, ResponseHeader, TaggedFields, TopicRecord, UnregisterBrokerRecord,
+    UnregisterBrokerRequest, UnregisterBrokerResponse, UpdateFeaturesRequest,
+    UpdateFeaturesResponse, Uuid,
 };
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
@@ -202,6 +204,10 @@ laws! {
     describe_cluster_response => DescribeClusterResponse,
     unregister_broker_request => UnregisterBrokerRequest,
     unregister_broker_response => UnregisterBrokerResponse,
+    create_topics_request => CreateTopicsRequest,
+    create_topics_response => CreateTopicsResponse,
+    delete_topics_request => DeleteTopicsRequest,
+    delete_topics_response => DeleteTopicsResponse,
     get_telemetry_subscriptions_request => GetTelemetrySubscriptionsRequest,
     get_telemetry_subscriptions_response => GetTelemetrySubscriptionsResponse,
     push_telemetry_request => PushTelemetryRequest,
@@ -214,6 +220,8 @@ laws! {
     config_record => ConfigRecord,
     feature_level_record => FeatureLevelRecord,
     unregister_broker_record => UnregisterBrokerRecord,
+    topic_record => TopicRecord,
+    remove_topic_record => RemoveTopicRecord,
 }
 
 #[test]

@@ -22,6 +22,8 @@ const SEED: u64 = 0x6f72_6163_6c65;
 const EXPECTED: &[(&str, i16, i16)] = &[
     ("MetadataRequest", 0, 13),
     ("ApiVersionsRequest", 0, 5),
+    ("CreateTopicsRequest", 2, 7),
+    ("DeleteTopicsRequest", 1, 6),
     ("DescribeConfigsRequest", 1, 4),
     ("AlterConfigsRequest", 0, 2),
     ("IncrementalAlterConfigsRequest", 0, 1),
@@ -33,6 +35,8 @@ const EXPECTED: &[(&str, i16, i16)] = &[
     ("PushTelemetryRequest", 0, 0),
     ("MetadataResponse", 0, 13),
     ("ApiVersionsResponse", 0, 5),
+    ("CreateTopicsResponse", 2, 7),
+    ("DeleteTopicsResponse", 1, 6),
     ("DescribeConfigsResponse", 1, 4),
     ("AlterConfigsResponse", 0, 2),
     ("IncrementalAlterConfigsResponse", 0, 1),
@@ -44,12 +48,14 @@ const EXPECTED: &[(&str, i16, i16)] = &[
     ("PushTelemetryResponse", 0, 0),
     ("RegisterBrokerRecord", 0, 4),
     ("UnregisterBrokerRecord", 0, 0),
+    ("TopicRecord", 0, 0),
     ("ConfigRecord", 0, 0),
+    ("RemoveTopicRecord", 0, 0),
     ("FeatureLevelRecord", 0, 0),
 ];
 
 /// The number of (message, version) pairs in [`EXPECTED`].
-const EXPECTED_PAIRS: usize = 94;
+const EXPECTED_PAIRS: usize = 120;
 
 fn jar() -> Option<PathBuf> {
     match std::env::var_os(JAVA_CODEC_JAR_ENV) {
@@ -148,7 +154,7 @@ fn bytes_fields_table_matches_the_definitions() {
         for s in &m.structs {
             for f in &s.fields {
                 if f.name.starts_with(|c: char| c.is_ascii_lowercase()) {
-                    lower.insert(f.name.clone());
+                    lower.insert((m.name.clone(), f.name.clone()));
                 }
                 match base(&f.ty) {
                     Ty::Bytes => found.push((m.name.clone(), f.name.clone())),
@@ -165,9 +171,13 @@ fn bytes_fields_table_matches_the_definitions() {
         .map(|(m, f)| (m.to_string(), f.to_string()))
         .collect();
     assert_eq!(found, table);
-    let lower: Vec<String> = lower.into_iter().collect();
+    let lower: Vec<(String, String)> = lower.into_iter().collect();
+    let table: Vec<(String, String)> = LOWER_CASE_NAMES
+        .iter()
+        .map(|(m, f)| (m.to_string(), f.to_string()))
+        .collect();
     assert_eq!(
-        lower, LOWER_CASE_NAMES,
+        lower, table,
         "names spelled in lower case in the definitions"
     );
 }

@@ -4,13 +4,15 @@
 mod model_support;
 
 use kipcheck::codec::broker_registration_request::StaticConfig;
+use kipcheck::codec::create_topics_request::{CreatableTopic, CreatableTopicConfig};
 use kipcheck::codec::describe_configs_request::DescribeConfigsResource;
 use kipcheck::codec::incremental_alter_configs_request as inc;
 use kipcheck::codec::update_features_request::FeatureUpdateKey;
 use kipcheck::codec::{
-    alter_configs_request as legacy, AlterConfigsRequest, DescribeClusterRequest,
-    DescribeConfigsRequest, ErrorCode, IncrementalAlterConfigsRequest, Message, MetadataRecordBody,
-    UnregisterBrokerRecord, UnregisterBrokerRequest, UpdateFeaturesRequest,
+    alter_configs_request as legacy, AlterConfigsRequest, CreateTopicsRequest,
+    DescribeClusterRequest, DescribeConfigsRequest, ErrorCode, IncrementalAlterConfigsRequest,
+    Message, MetadataRecordBody, RemoveTopicRecord, TopicRecord, UnregisterBrokerRecord,
+    UnregisterBrokerRequest, UpdateFeaturesRequest, Uuid,
 };
 use kipcheck::model::server_config::resource_type::{BROKER, TOPIC, UNKNOWN};
 use kipcheck::model::{
@@ -29,8 +31,12 @@ fn defs() -> ServerConfigDefs {
         .with_mv_validator("segment.bytes", 40, Validator::AtLeast(3.0 * MIB))
 }
 
+/// The topics these tests alter and describe: they exist from bootstrap (offsets 1-4).
+const TOPICS: [&str; 4] = ["t", "t1", "t2", "u"];
+
 fn controller(profile: &SpecProfile, level: i16) -> ControllerModel {
-    ControllerModel::new(profile, defs(), level, Millis(0))
+    let topics: Vec<String> = TOPICS.iter().map(|t| t.to_string()).collect();
+    ControllerModel::new(profile, defs(), level, Millis(0)).with_topics(Millis(0), &topics)
 }
 
 fn broker(id: i32, props: &[(&str, &str)]) -> BrokerModel {
@@ -365,7 +371,8 @@ fn incremental_non_mv_value_failures_follow_the_profile_reading() {
             c.handle_alter_configs(Millis(0), 2, &legacy_req).responses[0].error_code,
             40
         );
-        assert_eq!(c.metadata_log().len(), 1, "nothing written");
+        // The bootstrap FeatureLevelRecord and one TopicRecord per setup topic, nothing else.
+        assert_eq!(c.metadata_log().len(), 1 + TOPICS.len(), "nothing written");
     }
 }
 
@@ -676,7 +683,8 @@ fn downgrade_audit_direction_is_a_profile_reading() {
             audit_direction: direction,
             ..SpecProfile::default()
         };
-        let mut old = ControllerModel::new(&p, ServerConfigDefs::default(), 50, Millis(0));
+        let mut old = ControllerModel::new(&p, ServerConfigDefs::default(), 50, Millis(0))
+            .with_topics(Millis(0), &["t".to_string()]);
         old.handle_incremental_alter_configs(
             Millis(0),
             1,
@@ -884,7 +892,8 @@ fn api_versions_reports_the_finalized_metadata_version_and_the_read_back_apis() 
         ),
         ("metadata.version", 20, 20)
     );
-    assert_eq!(a.finalized_features_epoch, Some(0));
+    // The last record: the bootstrap FeatureLevelRecord, then one TopicRecord per topic.
+    assert_eq!(a.finalized_features_epoch, Some(TOPICS.len() as i64));
     let ranges: Vec<(i16, i16, i16)> = a
         .api_keys
         .iter()
@@ -894,6 +903,7 @@ fn api_versions_reports_the_finalized_metadata_version_and_the_read_back_apis() 
         ranges,
         vec![
             (18, 0, 4),
+            (19, 2, 7),
             (32, 1, 4),
             (33, 0, 2),
             (44, 0, 1),
@@ -908,12 +918,13 @@ fn api_versions_reports_the_finalized_metadata_version_and_the_read_back_apis() 
     assert_eq!(refused.error_code, ErrorCode::INVALID_UPDATE_VERSION.0);
     let a = c.api_versions_response();
     assert_eq!(a.finalized_features.unwrap()[0].max_version_level, 20);
-    assert_eq!(a.finalized_features_epoch, Some(0));
+    // The last record: the bootstrap FeatureLevelRecord, then one TopicRecord per topic.
+    assert_eq!(a.finalized_features_epoch, Some(TOPICS.len() as i64));
     let ok = c.handle_update_features(Millis(1), 1, &mv_update(30, 1, false));
     assert_eq!(ok.error_code, 0);
     let a = c.api_versions_response();
     assert_eq!(a.finalized_features.unwrap()[0].max_version_level, 30);
-    assert_eq!(a.finalized_features_epoch, Some(1));
+    assert_eq!(a.finalized_features_epoch, Some(TOPICS.len() as i64 + 1));
 }
 
 #[test]
@@ -1068,7 +1079,7 @@ fn unregister_broker_tells_whether_a_broker_is_registered() {
     assert_eq!(register(&mut c, &bad), ErrorCode::INVALID_REGISTRATION.0);
     let r = c.handle_unregister_broker(Millis(2), 0, &unregister(1));
     assert_eq!(r.error_code, ErrorCode::BROKER_ID_NOT_REGISTERED.0);
-    assert_eq!(c.metadata_log().len(), 1);
+    assert_eq!(c.metadata_log().len(), 1 + TOPICS.len());
     // A registered broker is removed by an UnregisterBrokerRecord with its epoch.
     let good = broker(1, &[]);
     assert_eq!(register(&mut c, &good), 0);
@@ -1097,4 +1108,217 @@ fn unregister_broker_tells_whether_a_broker_is_registered() {
         ControllerModel::replay(&p, defs(), &through_the_wire(c.metadata_log())).unwrap();
     assert!(replayed.brokers().is_empty());
     assert_eq!(c.check_invariants(), Ok(()));
+}
+
+fn create(name: &str, partitions: i32, rf: i16, configs: &[(&str, &str)]) -> CreateTopicsRequest {
+    CreateTopicsRequest {
+        topics: vec![CreatableTopic {
+            name: name.into(),
+            num_partitions: partitions,
+            replication_factor: rf,
+            configs: configs
+                .iter()
+                .map(|(n, v)| CreatableTopicConfig {
+                    name: (*n).into(),
+                    value: Some((*v).into()),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_topic_exists_only_once_created_and_alters_of_a_missing_topic_write_nothing() {
+    let p = SpecProfile::default();
+    let mut c = ControllerModel::new(&p, defs(), 20, Millis(0))
+        .with_topics(Millis(0), &["orders".to_string(), "orders".to_string()]);
+    // One TopicRecord per distinct setup topic, right after the bootstrap record.
+    assert_eq!(c.metadata_log().len(), 2);
+    let MetadataRecordBody::TopicRecord(t) = &c.metadata_log()[1].body else {
+        panic!("{:?}", c.metadata_log()[1]);
+    };
+    assert_eq!(t.name.as_str(), "orders");
+    assert_eq!(c.topics().get("orders"), Some(&t.topic_id));
+    assert!(c.topic_exists("orders") && !c.topic_exists("missing"));
+    // IncrementalAlterConfigs and AlterConfigs of a missing topic: per-resource
+    // UNKNOWN_TOPIC_OR_PARTITION with Kafka's message, nothing written.
+    let r = c.handle_incremental_alter_configs(
+        Millis(1),
+        1,
+        &inc_req(
+            TOPIC,
+            "missing",
+            vec![set("retention.ms", Some("1"), 0)],
+            false,
+        ),
+    );
+    assert_eq!(
+        (
+            r.responses[0].error_code,
+            r.responses[0].error_message.as_deref()
+        ),
+        (3, Some("The topic 'missing' does not exist."))
+    );
+    let legacy = AlterConfigsRequest {
+        resources: vec![legacy::AlterConfigsResource {
+            resource_type: TOPIC,
+            resource_name: "missing".into(),
+            configs: vec![legacy::AlterableConfig {
+                name: "retention.ms".into(),
+                value: Some("1".into()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    assert_eq!(
+        c.handle_alter_configs(Millis(1), 2, &legacy).responses[0].error_code,
+        ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0
+    );
+    // An invalid value on a missing topic is refused for its value (the profile's
+    // `incremental_invalid_value` code, INVALID_REQUEST by default): Kafka validates before
+    // it checks existence.
+    assert_eq!(
+        inc_code(&mut c, TOPIC, "missing", set("segment.bytes", Some("x"), 0)),
+        ErrorCode::INVALID_REQUEST.0
+    );
+    assert_eq!(c.metadata_log().len(), 2);
+    // DescribeConfigs: UNKNOWN_TOPIC_OR_PARTITION, no configs, an empty message (as Kafka 4.4).
+    let d = c.handle_describe_configs(
+        4,
+        &DescribeConfigsRequest {
+            resources: vec![DescribeConfigsResource {
+                resource_type: TOPIC,
+                resource_name: "missing".into(),
+                configuration_keys: None,
+                ..Default::default()
+            }],
+            ..Default::default()
+        },
+    );
+    assert_eq!(
+        (
+            d.results[0].error_code,
+            d.results[0].error_message.as_deref(),
+            d.results[0].configs.len()
+        ),
+        (3, Some(""), 0)
+    );
+}
+
+#[test]
+fn create_topics_as_kafkas_controller_answers_and_replay_keeps_the_topics() {
+    let p = SpecProfile::default();
+    let mut c = controller(&p, 20);
+    // Replication factor 1 (or -1, the default 1) needs one registered broker.
+    let r = c.handle_create_topics(Millis(1), 7, &create("orders", 1, 1, &[]));
+    assert_eq!(
+        (r.topics[0].error_code, r.topics[0].error_message.as_deref()),
+        (
+            ErrorCode::INVALID_REPLICATION_FACTOR.0,
+            Some(
+                "Unable to replicate the partition 1 time(s): The target replication factor of 1 \
+                 cannot be reached because only 0 broker(s) are registered."
+            )
+        )
+    );
+    assert_eq!(register(&mut c, &broker(1, &[])), 0);
+    let before = c.metadata_log().len();
+    let r = c.handle_create_topics(
+        Millis(2),
+        7,
+        &create("orders", -1, -1, &[("retention.ms", "1000")]),
+    );
+    let t = &r.topics[0];
+    assert_eq!(
+        (t.error_code, t.num_partitions, t.replication_factor),
+        (0, Some(1), Some(1))
+    );
+    let configs = t.configs.clone().flatten().unwrap();
+    let retention = configs.iter().find(|e| e.name.as_str() == "retention.ms");
+    assert_eq!(
+        retention.map(|e| (e.value.as_deref(), e.config_source)),
+        Some((Some("1000"), 1))
+    );
+    // A TopicRecord (its id is the response's) then the creation config.
+    let log = c.metadata_log();
+    assert_eq!(log.len(), before + 2);
+    assert_eq!(
+        log[before].body,
+        MetadataRecordBody::TopicRecord(TopicRecord {
+            name: "orders".into(),
+            topic_id: t.topic_id.unwrap(),
+            ..Default::default()
+        })
+    );
+    assert_ne!(t.topic_id, Some(Uuid::ZERO));
+    assert_eq!(
+        c.resource_configs(TOPIC, "orders"),
+        cfg(&[("retention.ms", "1000")])
+    );
+    // An existing name, a bad partition count, a bad replication factor, an illegal name,
+    // an unknown topic config: refused, nothing written.
+    let len = c.metadata_log().len();
+    for (req, code) in [
+        (create("orders", 1, 1, &[]), ErrorCode::TOPIC_ALREADY_EXISTS),
+        (create("t9", 0, 1, &[]), ErrorCode::INVALID_PARTITIONS),
+        (
+            create("t9", 1, 0, &[]),
+            ErrorCode::INVALID_REPLICATION_FACTOR,
+        ),
+        (
+            create("t9", 1, 2, &[]),
+            ErrorCode::INVALID_REPLICATION_FACTOR,
+        ),
+        (create("a b", 1, 1, &[]), ErrorCode::INVALID_TOPIC_EXCEPTION),
+        (
+            create("t9", 1, 1, &[("no.such", "1")]),
+            ErrorCode::INVALID_CONFIG,
+        ),
+    ] {
+        let r = c.handle_create_topics(Millis(3), 7, &req);
+        assert_eq!(r.topics[0].error_code, code.0, "{:?}", req.topics[0].name);
+        assert!(r.topics[0].error_message.is_some());
+    }
+    let r = c.handle_create_topics(Millis(3), 7, &create("orders", 1, 1, &[]));
+    assert_eq!(
+        r.topics[0].error_message.as_deref(),
+        Some("Topic 'orders' already exists.")
+    );
+    // ValidateOnly: answered as a success, nothing written.
+    let mut v = create("t9", 1, 1, &[]);
+    v.validate_only = true;
+    assert_eq!(
+        c.handle_create_topics(Millis(3), 7, &v).topics[0].error_code,
+        0
+    );
+    assert_eq!(c.metadata_log().len(), len);
+    assert!(!c.topic_exists("t9"));
+    // Failover keeps every topic (setup and created) and the created topic's configs; the
+    // wire round trip of the log changes nothing.
+    let replayed =
+        ControllerModel::replay(&p, defs(), &through_the_wire(c.metadata_log())).unwrap();
+    assert_eq!(replayed.topics(), c.topics());
+    assert_eq!(replayed.topics().len(), TOPICS.len() + 1);
+    assert_eq!(
+        replayed.resource_configs(TOPIC, "orders"),
+        cfg(&[("retention.ms", "1000")])
+    );
+    // A RemoveTopicRecord removes the topic and its configs on replay.
+    let mut log = c.metadata_log().to_vec();
+    log.push(MetadataRecord {
+        offset: log.len() as u64,
+        version: 0,
+        body: MetadataRecordBody::RemoveTopicRecord(RemoveTopicRecord {
+            topic_id: t.topic_id.unwrap(),
+            ..Default::default()
+        }),
+    });
+    let removed = ControllerModel::replay(&p, defs(), &log).unwrap();
+    assert!(!removed.topic_exists("orders"));
+    assert!(removed.resource_configs(TOPIC, "orders").is_empty());
 }

@@ -205,12 +205,14 @@ impl StateMachineTest for ControllerUnderTest {
     type Reference = Reference;
 
     fn init_test(state: &RefState) -> ControllerModel {
+        // The topics the steps alter exist from bootstrap.
         ControllerModel::new(
             &profile(),
             ServerConfigDefs::default(),
             state.level,
             Millis(0),
         )
+        .with_topics(Millis(0), &["t1".into(), "t2".into()])
     }
 
     fn apply(mut c: ControllerModel, _state: &RefState, step: Step) -> ControllerModel {
@@ -279,6 +281,7 @@ impl StateMachineTest for ControllerUnderTest {
             ControllerModel::replay(&profile(), ServerConfigDefs::default(), c.metadata_log())
                 .unwrap();
         assert_eq!(failover.all_configs(), c.all_configs());
+        assert_eq!(failover.topics(), c.topics());
         for (id, persisted) in &state.brokers {
             let restored = &failover.brokers()[id].static_configs;
             assert_eq!(restored.is_empty(), !persisted, "broker {id}");

@@ -158,6 +158,7 @@ const WITNESSES: &[(&str, &str)] = &[
         "k1294-alter-configs-validate-only-valid",
     ),
     ("kip1256-wrong-error-code", "k1294-k1256-duplicate-key"),
+    ("every-topic-exists", "k1294-k1256-unknown-topic"),
 ];
 
 fn options(seed: u64) -> RunOptions {

@@ -218,3 +218,234 @@ async fn an_unreachable_target_errors_every_scenario() {
         "{msg}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// setup.controller.topics against a live controller: DeleteTopics then CreateTopics when a
+// session opens, against an in-process fake controller that answers from a script.
+// ---------------------------------------------------------------------------------------
+
+mod topics {
+    use std::collections::VecDeque;
+    use std::sync::{Arc, Mutex};
+
+    use kipcheck::adapter::tcp::{prepare_topics, AdvertisedApi, Probe};
+    use kipcheck::adapter::AdapterError;
+    use kipcheck::codec::create_topics_response::CreatableTopicResult;
+    use kipcheck::codec::delete_topics_response::DeletableTopicResult;
+    use kipcheck::codec::limits::DEFAULT_MAX_FRAME_SIZE;
+    use kipcheck::codec::{
+        decode_request_frame, encode_response_frame, ApiKey, CreateTopicsResponse,
+        DeleteTopicsResponse, ErrorCode, ProvisionalNumbers, RequestBody, ResponseBody,
+        ResponseHeader,
+    };
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+
+    /// One scripted round: the code DeleteTopics and CreateTopics answer for every topic.
+    type Round = (ErrorCode, ErrorCode);
+
+    /// Starts a fake controller: each DeleteTopics/CreateTopics pair takes the next round
+    /// of `script`; every request it decoded is kept as (key, version, body).
+    async fn fake(script: Vec<Round>) -> (String, Arc<Mutex<Vec<(i16, i16, RequestBody)>>>) {
+        let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        tokio::spawn(async move {
+            let mut script: VecDeque<Round> = script.into();
+            let mut round = (ErrorCode::NONE, ErrorCode::NONE);
+            let Ok((mut s, _)) = l.accept().await else {
+                return;
+            };
+            loop {
+                let mut size = [0u8; 4];
+                if s.read_exact(&mut size).await.is_err() {
+                    return;
+                }
+                let mut frame = size.to_vec();
+                frame.resize(4 + i32::from_be_bytes(size) as usize, 0);
+                s.read_exact(&mut frame[4..]).await.unwrap();
+                let req = decode_request_frame(
+                    &frame,
+                    DEFAULT_MAX_FRAME_SIZE,
+                    &ProvisionalNumbers::default(),
+                )
+                .unwrap();
+                let version = req.header.request_api_version;
+                log.lock()
+                    .unwrap()
+                    .push((req.header.request_api_key, version, req.body.clone()));
+                let body = match &req.body {
+                    RequestBody::DeleteTopics(d) => {
+                        round = script.pop_front().unwrap_or(round);
+                        let names: Vec<_> =
+                            d.topics.iter().flatten().map(|t| t.name.clone()).collect();
+                        ResponseBody::DeleteTopics(DeleteTopicsResponse {
+                            responses: names
+                                .into_iter()
+                                .map(|name| DeletableTopicResult {
+                                    name,
+                                    error_code: round.0 .0,
+                                    ..Default::default()
+                                })
+                                .collect(),
+                            ..Default::default()
+                        })
+                    }
+                    RequestBody::CreateTopics(c) => {
+                        ResponseBody::CreateTopics(CreateTopicsResponse {
+                            topics: c
+                                .topics
+                                .iter()
+                                .map(|t| CreatableTopicResult {
+                                    name: t.name.clone(),
+                                    error_code: round.1 .0,
+                                    error_message: (round.1 != ErrorCode::NONE)
+                                        .then(|| "scripted refusal".into()),
+                                    ..Default::default()
+                                })
+                                .collect(),
+                            ..Default::default()
+                        })
+                    }
+                    other => panic!("unexpected request {other:?}"),
+                };
+                let header = ResponseHeader {
+                    correlation_id: req.header.correlation_id,
+                    ..Default::default()
+                };
+                let out = encode_response_frame(&header, &body, version).unwrap();
+                s.write_all(&out).await.unwrap();
+            }
+        });
+        (addr, seen)
+    }
+
+    /// A controller advertising DeleteTopics v1-6 and CreateTopics v2-7 (Kafka 4.4).
+    fn probe() -> Probe {
+        Probe {
+            version: 3,
+            apis: vec![
+                AdvertisedApi {
+                    api_key: ApiKey::CREATE_TOPICS.0,
+                    min_version: 2,
+                    max_version: 7,
+                },
+                AdvertisedApi {
+                    api_key: ApiKey::DELETE_TOPICS.0,
+                    min_version: 1,
+                    max_version: 6,
+                },
+            ],
+        }
+    }
+
+    fn topics() -> Vec<String> {
+        vec!["orders".into(), "logs".into()]
+    }
+
+    #[tokio::test]
+    async fn every_setup_topic_is_deleted_then_created_with_one_partition() {
+        let (addr, seen) = fake(vec![(
+            ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+            ErrorCode::NONE,
+        )])
+        .await;
+        prepare_topics(&addr, &probe(), &ProvisionalNumbers::default(), &topics())
+            .await
+            .unwrap();
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 2);
+        let (key, version, RequestBody::DeleteTopics(d)) = &seen[0] else {
+            panic!("{:?}", seen[0]);
+        };
+        assert_eq!((*key, *version), (ApiKey::DELETE_TOPICS.0, 6));
+        let names: Vec<_> = d
+            .topics
+            .iter()
+            .flatten()
+            .map(|t| t.name.as_deref())
+            .collect();
+        assert_eq!(names, vec![Some("orders"), Some("logs")]);
+        let (key, version, RequestBody::CreateTopics(c)) = &seen[1] else {
+            panic!("{:?}", seen[1]);
+        };
+        assert_eq!((*key, *version), (ApiKey::CREATE_TOPICS.0, 7));
+        let created: Vec<_> = c
+            .topics
+            .iter()
+            .map(|t| (t.name.as_str(), t.num_partitions, t.replication_factor))
+            .collect();
+        assert_eq!(created, vec![("orders", 1, -1), ("logs", 1, -1)]);
+        assert!(!c.validate_only);
+    }
+
+    #[tokio::test]
+    async fn a_topic_that_already_exists_is_accepted_and_no_topics_send_nothing() {
+        let (addr, seen) = fake(vec![(ErrorCode::NONE, ErrorCode::TOPIC_ALREADY_EXISTS)]).await;
+        let numbers = ProvisionalNumbers::default();
+        prepare_topics(&addr, &probe(), &numbers, &topics())
+            .await
+            .unwrap();
+        assert_eq!(seen.lock().unwrap().len(), 2);
+        // No setup topics: not even a connection (the address is not listening).
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let nowhere = closed.local_addr().unwrap().to_string();
+        drop(closed);
+        prepare_topics(&nowhere, &probe(), &numbers, &[])
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn not_controller_is_retried_and_another_refusal_errors_the_scenario() {
+        let (addr, seen) = fake(vec![
+            (ErrorCode::NOT_CONTROLLER, ErrorCode::NONE),
+            (ErrorCode::NONE, ErrorCode::NONE),
+        ])
+        .await;
+        let numbers = ProvisionalNumbers::default();
+        prepare_topics(&addr, &probe(), &numbers, &topics())
+            .await
+            .unwrap();
+        // Delete (NOT_CONTROLLER), then delete and create again.
+        let keys: Vec<i16> = seen.lock().unwrap().iter().map(|(k, _, _)| *k).collect();
+        assert_eq!(
+            keys,
+            vec![
+                ApiKey::DELETE_TOPICS.0,
+                ApiKey::DELETE_TOPICS.0,
+                ApiKey::CREATE_TOPICS.0
+            ]
+        );
+        let (addr, _) = fake(vec![(
+            ErrorCode::NONE,
+            ErrorCode::INVALID_REPLICATION_FACTOR,
+        )])
+        .await;
+        let err = prepare_topics(&addr, &probe(), &numbers, &topics())
+            .await
+            .unwrap_err();
+        let AdapterError::Setup(msg) = err else {
+            panic!("{err:?}");
+        };
+        assert!(
+            msg.contains("CreateTopics of \"orders\"")
+                && msg.contains("INVALID_REPLICATION_FACTOR")
+                && msg.contains("scripted refusal"),
+            "{msg}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_controller_without_the_topic_apis_is_unsupported() {
+        let p = Probe {
+            version: 3,
+            apis: vec![],
+        };
+        let err = prepare_topics("127.0.0.1:9", &p, &ProvisionalNumbers::default(), &topics())
+            .await
+            .unwrap_err();
+        assert!(matches!(err, AdapterError::Unsupported(_)), "{err:?}");
+    }
+}

@@ -147,7 +147,8 @@ impl ReferenceSession {
                 Some(
                     ControllerModel::new(&profile, defs.clone(), c.metadata_version, Millis::ZERO)
                         .with_node_id(c.node_id)
-                        .with_faults(faults.clone()),
+                        .with_faults(faults.clone())
+                        .with_topics(Millis::ZERO, &c.topics),
                 )
             }
             _ if roles.contains(&Role::Controller) => {
@@ -300,6 +301,9 @@ impl ReferenceSession {
             ),
             RequestBody::UpdateFeatures(r) => {
                 ResponseBody::UpdateFeatures(c.handle_update_features(now, version, r))
+            }
+            RequestBody::CreateTopics(r) => {
+                ResponseBody::CreateTopics(c.handle_create_topics(now, version, r))
             }
             RequestBody::DescribeConfigs(r) => {
                 ResponseBody::DescribeConfigs(c.handle_describe_configs(version, r))

@@ -24,9 +24,12 @@ use super::registry::TargetOptions;
 use super::target::{
     AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
 };
+use crate::codec::create_topics_request::CreatableTopic;
+use crate::codec::delete_topics_request::DeleteTopicState;
 use crate::codec::{
-    self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ApiVersionsRequest, ProvisionalNumbers,
-    RequestBody, RequestHeader, ResponseBody,
+    self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ApiVersionsRequest, CreateTopicsRequest,
+    DeleteTopicsRequest, ErrorCode, ProvisionalNumbers, RequestBody, RequestHeader, ResponseBody,
+    Uuid,
 };
 use crate::model::SpecProfile;
 use crate::scenario::{Capability, Role};
@@ -35,6 +38,12 @@ use crate::scenario::{Capability, Role};
 pub const MAX_REAL_ADVANCE_MS: u64 = 60_000;
 /// Bound on connecting and on writing one frame.
 pub const IO_TIMEOUT: Duration = Duration::from_secs(5);
+/// Bound on the answer to one DeleteTopics or CreateTopics when a controller session opens.
+pub const TOPIC_PREPARE_TIMEOUT: Duration = Duration::from_secs(30);
+/// The `TimeoutMs` those requests carry (below [`TOPIC_PREPARE_TIMEOUT`]).
+const TOPIC_REQUEST_TIMEOUT_MS: i32 = 20_000;
+/// Pause between attempts while a controller answers NOT_CONTROLLER.
+const NOT_CONTROLLER_BACKOFF: Duration = Duration::from_millis(250);
 
 /// One API the target advertised: key (wire), min and max version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,6 +156,9 @@ pub struct TcpTarget {
     readings: SpecProfile,
     numbers: ProvisionalNumbers,
     probe: Result<Probe, String>,
+    /// Held by each controller session for its whole life: a live controller's state is
+    /// shared, so its scenarios (which delete and re-create their topics) run one at a time.
+    exclusive: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 impl TcpTarget {
@@ -168,6 +180,7 @@ impl TcpTarget {
             readings,
             numbers,
             probe: probe(addr, &numbers),
+            exclusive: std::sync::Arc::default(),
         })
     }
 
@@ -255,11 +268,253 @@ impl Target for TcpTarget {
         if let Some(reason) = self.setup_mismatch(&config, needs_policy) {
             return Err(AdapterError::Unsupported(reason));
         }
+        let mut exclusive = None;
+        if self.role == Role::Controller {
+            exclusive = Some(self.exclusive.clone().lock_owned().await);
+            let topics = config
+                .setup
+                .controller
+                .as_ref()
+                .map(|c| c.topics.as_slice())
+                .unwrap_or_default();
+            if let Ok(probe) = &self.probe {
+                prepare_topics(&self.addr, probe, &self.numbers, topics).await?;
+            }
+        }
         Ok(Box::new(TcpSession {
             addr: self.addr.clone(),
             start: Instant::now(),
             conns: BTreeMap::new(),
+            _exclusive: exclusive,
         }))
+    }
+}
+
+/// The highest version of `key` both kipcheck's codec and the target speak.
+fn common_version(probe: &Probe, key: ApiKey) -> Option<i16> {
+    let ours = RequestBody::info(key)?.valid;
+    let theirs = probe.range(key)?;
+    let v = ours.max.min(theirs.max_version);
+    (v >= ours.min.max(theirs.min_version)).then_some(v)
+}
+
+/// Sends one request on `stream` and reads its answer, every step bounded.
+async fn exchange(
+    stream: &mut TcpStream,
+    numbers: &ProvisionalNumbers,
+    key: ApiKey,
+    version: i16,
+    correlation_id: i32,
+    body: RequestBody,
+) -> Result<ResponseBody, AdapterError> {
+    let name = key.name().unwrap_or("request");
+    let header = RequestHeader {
+        request_api_key: key.0,
+        request_api_version: version,
+        correlation_id,
+        client_id: Some("kipcheck-setup".into()),
+        ..Default::default()
+    };
+    let frame = codec::encode_request_frame(&header, &body, numbers)
+        .map_err(|e| AdapterError::Setup(format!("{name} v{version}: {e}")))?;
+    tokio::time::timeout(IO_TIMEOUT, stream.write_all(&frame))
+        .await
+        .map_err(|_| AdapterError::Timeout(format!("writing {name} timed out")))??;
+    let read = async {
+        let mut size = [0u8; 4];
+        stream.read_exact(&mut size).await?;
+        let n = i32::from_be_bytes(size);
+        if !(0..=1 << 20).contains(&n) {
+            return Err(std::io::Error::other(format!("answer claims {n} bytes")));
+        }
+        let mut resp = size.to_vec();
+        resp.resize(4 + n as usize, 0);
+        stream.read_exact(&mut resp[4..]).await?;
+        Ok(resp)
+    };
+    let resp = tokio::time::timeout(TOPIC_PREPARE_TIMEOUT, read)
+        .await
+        .map_err(|_| AdapterError::Timeout(format!("no {name} answer within the bound")))?
+        .map_err(|e| AdapterError::Setup(format!("{name} answer: {e}")))?;
+    codec::decode_response_frame(&resp, DEFAULT_MAX_FRAME_SIZE, key, version)
+        .map(|d| d.body)
+        .map_err(|e| AdapterError::Setup(format!("{name} answer does not decode: {e}")))
+}
+
+/// Puts a live controller in the state `setup.controller.topics` declares: every listed
+/// topic is deleted if it exists (DeleteTopics: success or UNKNOWN_TOPIC_OR_PARTITION) and
+/// created fresh (CreateTopics: 1 partition, default replication factor; success or
+/// TOPIC_ALREADY_EXISTS), so values a previous scenario stored do not leak in. Any other
+/// answer is a setup failure naming the topic, code and message: the scenario is errored,
+/// not failed.
+pub async fn prepare_topics(
+    addr: &str,
+    probe: &Probe,
+    numbers: &ProvisionalNumbers,
+    topics: &[String],
+) -> Result<(), AdapterError> {
+    if topics.is_empty() {
+        return Ok(());
+    }
+    let (Some(delete_v), Some(create_v)) = (
+        common_version(probe, ApiKey::DELETE_TOPICS),
+        common_version(probe, ApiKey::CREATE_TOPICS),
+    ) else {
+        return Err(AdapterError::Unsupported(
+            "setup.controller.topics needs DeleteTopics and CreateTopics, which the live \
+             controller does not advertise"
+                .into(),
+        ));
+    };
+    let mut stream = tokio::time::timeout(IO_TIMEOUT, TcpStream::connect(addr))
+        .await
+        .map_err(|_| AdapterError::Timeout(format!("connecting to {addr} timed out")))?
+        .map_err(|e| AdapterError::Crashed(format!("cannot connect to {addr}: {e}")))?;
+    let _ = stream.set_nodelay(true);
+    // A KRaft controller that hit an internal error renounces leadership and answers
+    // NOT_CONTROLLER until it is elected again (about a second for a single node): retry,
+    // bounded, so a scenario starts on a leader.
+    let deadline = Instant::now() + TOPIC_PREPARE_TIMEOUT;
+    let mut correlation_id = 0;
+    loop {
+        correlation_id += 2;
+        match prepare_once(
+            &mut stream,
+            numbers,
+            topics,
+            delete_v,
+            create_v,
+            correlation_id,
+        )
+        .await
+        {
+            Err(Refusal::NotController(_)) if Instant::now() < deadline => {
+                tokio::time::sleep(NOT_CONTROLLER_BACKOFF).await;
+            }
+            Err(Refusal::NotController(e) | Refusal::Other(e)) => return Err(e),
+            Ok(()) => return Ok(()),
+        }
+    }
+}
+
+/// Why one round of topic preparation failed.
+enum Refusal {
+    /// The controller is not (or no longer) the active one: worth retrying.
+    NotController(AdapterError),
+    /// Anything else.
+    Other(AdapterError),
+}
+
+impl From<AdapterError> for Refusal {
+    fn from(e: AdapterError) -> Self {
+        Refusal::Other(e)
+    }
+}
+
+/// One DeleteTopics then one CreateTopics of every topic.
+async fn prepare_once(
+    stream: &mut TcpStream,
+    numbers: &ProvisionalNumbers,
+    topics: &[String],
+    delete_v: i16,
+    create_v: i16,
+    correlation_id: i32,
+) -> Result<(), Refusal> {
+    let delete = DeleteTopicsRequest {
+        topics: (delete_v >= 6).then(|| {
+            topics
+                .iter()
+                .map(|t| DeleteTopicState {
+                    name: Some(t.as_str().into()),
+                    topic_id: Uuid::ZERO,
+                    ..Default::default()
+                })
+                .collect()
+        }),
+        topic_names: (delete_v < 6).then(|| topics.iter().map(|t| t.as_str().into()).collect()),
+        timeout_ms: TOPIC_REQUEST_TIMEOUT_MS,
+        ..Default::default()
+    };
+    let answer = exchange(
+        stream,
+        numbers,
+        ApiKey::DELETE_TOPICS,
+        delete_v,
+        correlation_id,
+        RequestBody::DeleteTopics(delete),
+    )
+    .await?;
+    let ResponseBody::DeleteTopics(deleted) = answer else {
+        return Err(AdapterError::Setup("DeleteTopics answered as another API".into()).into());
+    };
+    check_topic_results(
+        "DeleteTopics",
+        ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
+        deleted.responses.iter().map(|r| {
+            let message = r.error_message.as_ref().and_then(|m| m.as_deref());
+            (r.name.as_deref().unwrap_or("?"), r.error_code, message)
+        }),
+    )?;
+    let create = CreateTopicsRequest {
+        topics: topics
+            .iter()
+            .map(|t| CreatableTopic {
+                name: t.as_str().into(),
+                num_partitions: 1,
+                replication_factor: -1,
+                ..Default::default()
+            })
+            .collect(),
+        timeout_ms: TOPIC_REQUEST_TIMEOUT_MS,
+        validate_only: false,
+        ..Default::default()
+    };
+    let answer = exchange(
+        stream,
+        numbers,
+        ApiKey::CREATE_TOPICS,
+        create_v,
+        correlation_id + 1,
+        RequestBody::CreateTopics(create),
+    )
+    .await?;
+    let ResponseBody::CreateTopics(created) = answer else {
+        return Err(AdapterError::Setup("CreateTopics answered as another API".into()).into());
+    };
+    check_topic_results(
+        "CreateTopics",
+        ErrorCode::TOPIC_ALREADY_EXISTS,
+        created
+            .topics
+            .iter()
+            .map(|r| (r.name.as_str(), r.error_code, r.error_message.as_deref())),
+    )
+}
+
+/// Every per-topic answer (name, code, message) of `api` is success or `also_fine`.
+fn check_topic_results<'a>(
+    api: &str,
+    also_fine: ErrorCode,
+    results: impl Iterator<Item = (&'a str, i16, Option<&'a str>)>,
+) -> Result<(), Refusal> {
+    for (topic, code, message) in results {
+        let code = ErrorCode(code);
+        if code != ErrorCode::NONE && code != also_fine {
+            return Err(topic_refusal(code, api, topic, message));
+        }
+    }
+    Ok(())
+}
+
+fn topic_refusal(code: ErrorCode, api: &str, topic: &str, message: Option<&str>) -> Refusal {
+    let e = AdapterError::Setup(format!(
+        "setup.controller.topics: {api} of {topic:?} answered {code}: {}",
+        message.unwrap_or("no message")
+    ));
+    if code == ErrorCode::NOT_CONTROLLER {
+        Refusal::NotController(e)
+    } else {
+        Refusal::Other(e)
     }
 }
 
@@ -281,6 +536,7 @@ pub struct TcpSession {
     addr: String,
     start: Instant,
     conns: BTreeMap<u32, Conn>,
+    _exclusive: Option<tokio::sync::OwnedMutexGuard<()>>,
 }
 
 /// Reads frames as they are (size prefix included) until the peer closes. A size prefix

@@ -94,6 +94,8 @@ pub struct ControllerModel {
     pub(super) features: BTreeMap<String, i16>,
     pub(super) brokers: BTreeMap<i32, RegisteredBroker>,
     pub(super) configs: BTreeMap<(i8, String), BTreeMap<String, String>>,
+    /// Topics that exist (a `TopicRecord` named them): name → topic id.
+    pub(super) topics: BTreeMap<String, Uuid>,
     pub(super) log: Vec<MetadataRecord>,
     pub(super) events: Vec<LoggedEvent>,
     /// This controller's `node.id` (in combined mode also a broker's).
@@ -132,6 +134,7 @@ impl ControllerModel {
             features: BTreeMap::new(),
             brokers: BTreeMap::new(),
             configs: BTreeMap::new(),
+            topics: BTreeMap::new(),
             log: Vec::new(),
             events: Vec::new(),
             node_id: DEFAULT_CONTROLLER_NODE_ID,
@@ -235,6 +238,22 @@ impl ControllerModel {
                         static_configs: statics,
                     },
                 );
+            }
+            MetadataRecordBody::TopicRecord(t) => {
+                self.topics.insert(t.name.to_string(), t.topic_id);
+            }
+            MetadataRecordBody::RemoveTopicRecord(rt) => {
+                // Kafka drops the topic's configs with it (`deleteTopicConfigs`).
+                let removed: Vec<String> = self
+                    .topics
+                    .iter()
+                    .filter(|(_, id)| **id == rt.topic_id)
+                    .map(|(name, _)| name.clone())
+                    .collect();
+                for name in removed {
+                    self.configs.remove(&(resource_type::TOPIC, name.clone()));
+                    self.topics.remove(&name);
+                }
             }
             MetadataRecordBody::UnregisterBrokerRecord(ub) => {
                 if self
@@ -471,7 +490,7 @@ impl ControllerModel {
 
     /// Checks one value against the definitions of its resource type at the current level.
     /// `legacy` is true for AlterConfigs (the API a faulty variant forgets MV checks in).
-    fn check_value(
+    pub(super) fn check_value(
         &self,
         rtype: i8,
         name: &str,
@@ -508,6 +527,17 @@ impl ControllerModel {
         }
         ServerConfigDefs::check_mv_with(name, key, value, self.metadata_version(), &self.faults)
             .map_err(|e| (ErrorCode::INVALID_CONFIG, e.to_string()))
+    }
+
+    /// A TOPIC resource must name a topic that exists. Checked after the values, as Kafka's
+    /// `ConfigurationControlManager.validateAlterConfig` calls its existence checker after the
+    /// config validator: a resource that fails both is INVALID_CONFIG.
+    fn check_exists(&self, rtype: i8, rname: &str) -> Result<(), (ErrorCode, String)> {
+        let missing = !self.topics.contains_key(rname) && !self.faults.has(Fault::EveryTopicExists);
+        if rtype == resource_type::TOPIC && missing {
+            return Err(super::controller_topics::unknown_topic(rname));
+        }
+        Ok(())
     }
 
     /// The KIP-1256 structural checks of IncrementalAlterConfigs.
@@ -561,7 +591,7 @@ impl ControllerModel {
     }
 
     /// Writes the difference between the current and `new` configs of a resource.
-    fn write_configs(
+    pub(super) fn write_configs(
         &mut self,
         now: Millis,
         rtype: i8,
@@ -657,6 +687,7 @@ impl ControllerModel {
                 }
             }
         }
+        self.check_exists(r.resource_type, &r.resource_name)?;
         Ok(new)
     }
 
@@ -758,6 +789,7 @@ impl ControllerModel {
             self.check_value(rtype, &c.name, &result, false)?;
             new.insert(c.name.to_string(), result);
         }
+        self.check_exists(rtype, rname)?;
         Ok(new)
     }
 

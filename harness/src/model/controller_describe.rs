@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use super::config_def::ConfigType;
 use super::controller::ControllerModel;
+use super::controller_topics::unknown_topic;
 use super::server_config::{resource_type, ServerConfigKey};
 use super::time::Millis;
 use crate::codec::api_versions_response::{ApiVersion, FinalizedFeatureKey};
@@ -26,7 +27,8 @@ use crate::codec::{
 };
 
 /// APIs the controller model answers besides ApiVersions (what it advertises).
-pub const CONTROLLER_APIS: [ApiKey; 7] = [
+pub const CONTROLLER_APIS: [ApiKey; 8] = [
+    ApiKey::CREATE_TOPICS,
     ApiKey::DESCRIBE_CONFIGS,
     ApiKey::ALTER_CONFIGS,
     ApiKey::INCREMENTAL_ALTER_CONFIGS,
@@ -114,8 +116,8 @@ impl ControllerModel {
     }
 
     /// DescribeConfigs as Kafka's `ConfigHelper` answers it on a controller, per resource in
-    /// request order: TOPIC lists every topic definition (its dynamic value, else the default;
-    /// the model treats every topic name as existing, as its alter handlers do); BROKER with
+    /// request order: TOPIC lists every topic definition (its dynamic value, else the default),
+    /// or UNKNOWN_TOPIC_OR_PARTITION with no configs if no such topic exists; BROKER with
     /// an empty name lists only the dynamic cluster defaults; BROKER with this controller's
     /// node id lists every broker definition (dynamic per-broker value, else dynamic default,
     /// else the default); another broker id, or any other resource type, is INVALID_REQUEST.
@@ -166,6 +168,11 @@ impl ControllerModel {
         };
         let defaults = self.resource_configs(resource_type::BROKER, "");
         let entries = match r.resource_type {
+            // Kafka 4.4's controller gives no message here (an empty string), unlike the
+            // alter APIs.
+            resource_type::TOPIC if !self.topic_exists(name) => {
+                return Err((unknown_topic(name).0, String::new()))
+            }
             resource_type::TOPIC => {
                 let dynamic = self.resource_configs(resource_type::TOPIC, name);
                 Self::layered(&self.defs.topic, &[(config_source::TOPIC_CONFIG, &dynamic)])
@@ -198,6 +205,16 @@ impl ControllerModel {
             }
         };
         Ok(entries.into_iter().filter(|e| wanted(&e.name)).collect())
+    }
+
+    /// The effective configs of a topic created with `creation` (CreateTopics v5+ reports
+    /// them): every topic definition, the creation value else the default.
+    pub(super) fn topic_config_entries(&self, creation: &[(String, String)]) -> Vec<Entry> {
+        let creation: BTreeMap<String, String> = creation.iter().cloned().collect();
+        Self::layered(
+            &self.defs.topic,
+            &[(config_source::TOPIC_CONFIG, &creation)],
+        )
     }
 
     /// Every definition and every stored key, with the first layer that sets it, else the
@@ -311,24 +328,34 @@ impl ControllerModel {
     }
 }
 
-/// One described config before it becomes a wire entry.
-struct Entry {
-    name: String,
+/// One described config before it becomes a wire entry (DescribeConfigs, CreateTopics v5+).
+pub(super) struct Entry {
+    pub(super) name: String,
     value: Option<String>,
-    source: i8,
+    pub(super) source: i8,
     ty: Option<ConfigType>,
 }
 
 impl Entry {
+    /// True for a PASSWORD definition: its value is never shown.
+    pub(super) fn is_sensitive(&self) -> bool {
+        self.ty.is_some_and(ConfigType::is_sensitive)
+    }
+
+    /// The value as the wire shows it (null when sensitive).
+    pub(super) fn shown_value(&self) -> Option<String> {
+        if self.is_sensitive() {
+            None
+        } else {
+            self.value.clone()
+        }
+    }
+
     fn into_result(self) -> DescribeConfigsResourceResult {
-        let sensitive = self.ty.is_some_and(ConfigType::is_sensitive);
+        let sensitive = self.is_sensitive();
         DescribeConfigsResourceResult {
+            value: self.shown_value().map(Into::into),
             name: self.name.into(),
-            value: if sensitive {
-                None
-            } else {
-                self.value.map(Into::into)
-            },
             read_only: false,
             config_source: self.source,
             is_sensitive: sensitive,

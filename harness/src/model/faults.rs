@@ -132,6 +132,8 @@ faults! {
     ValidateOnlyWrites => "validate-only-writes",
     /// Controller: KIP-1256 structural refusals return INVALID_CONFIG instead of INVALID_REQUEST.
     Kip1256WrongErrorCode => "kip1256-wrong-error-code",
+    /// Controller: every topic name counts as existing, so alters of a topic nobody created are applied.
+    EveryTopicExists => "every-topic-exists",
 }
 
 impl Fault {

@@ -11,6 +11,7 @@ pub mod client;
 pub mod config_def;
 pub mod controller;
 pub mod controller_describe;
+pub mod controller_topics;
 pub mod emulated;
 pub mod events;
 pub mod faults;

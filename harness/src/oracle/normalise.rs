@@ -38,9 +38,14 @@ impl Kind {
 pub const BYTES_FIELDS: &[(&str, &str)] = &[("PushTelemetryRequest", "Metrics")];
 
 /// Field names in our definitions that start with a lower-case letter (Kafka's spec spells
-/// them so), which therefore keep their spelling in our serde form. Checked against the
-/// definitions by the same test as [`BYTES_FIELDS`].
-pub const LOWER_CASE_NAMES: &[&str] = &["timeoutMs"];
+/// them so), as (message, field): they keep their spelling in our serde form. Per message,
+/// because another message may spell the same name in PascalCase (DeleteTopicsRequest's
+/// `TimeoutMs`). Checked against the definitions by the same test as [`BYTES_FIELDS`].
+pub const LOWER_CASE_NAMES: &[(&str, &str)] = &[
+    ("CreateTopicsRequest", "timeoutMs"),
+    ("CreateTopicsRequest", "validateOnly"),
+    ("UpdateFeaturesRequest", "timeoutMs"),
+];
 
 fn is_bytes_field(message: &str, field: &str) -> bool {
     BYTES_FIELDS
@@ -50,7 +55,7 @@ fn is_bytes_field(message: &str, field: &str) -> bool {
 
 /// Kafka's name for a field: the spec name with its first letter lower-cased (what Kafka's
 /// generator calls `camelCaseName`).
-fn lower_first(name: &str) -> String {
+fn lower_first(_message: &str, name: &str) -> String {
     let mut c = name.chars();
     c.next()
         .map(|f| f.to_lowercase().chain(c).collect())
@@ -59,8 +64,8 @@ fn lower_first(name: &str) -> String {
 
 /// Our name for a field in Kafka's JSON: the first letter upper-cased, unless the spec
 /// spells it in lower case.
-fn upper_first(name: &str) -> String {
-    if LOWER_CASE_NAMES.contains(&name) {
+fn upper_first(message: &str, name: &str) -> String {
+    if LOWER_CASE_NAMES.contains(&(message, name)) {
         return name.to_owned();
     }
     let mut c = name.chars();
@@ -74,7 +79,7 @@ fn upper_first(name: &str) -> String {
 fn walk(
     v: &Value,
     message: &str,
-    rename: fn(&str) -> String,
+    rename: fn(&str, &str) -> String,
     bytes: &dyn Fn(&str) -> Option<String>,
 ) -> Value {
     match v {
@@ -90,7 +95,7 @@ fn walk(
                     }
                     _ => walk(x, message, rename, bytes),
                 };
-                out.insert(rename(k), x);
+                out.insert(rename(message, k), x);
             }
             Value::Object(out)
         }
@@ -123,7 +128,7 @@ pub fn from_kafka_json(kafka: &Value, message: &str) -> Value {
 /// Our serde JSON without unknown tagged fields, for comparing with what came from Kafka's
 /// JSON (which cannot carry them).
 pub(crate) fn without_tagged(v: &Value) -> Value {
-    walk(v, "", |k| k.to_owned(), &|_| None)
+    walk(v, "", |_, k| k.to_owned(), &|_| None)
 }
 
 #[cfg(test)]
@@ -151,8 +156,13 @@ mod tests {
         );
         // A name the spec spells in lower case keeps it.
         assert_eq!(
-            from_kafka_json(&json!({"timeoutMs": 1}), "X"),
+            from_kafka_json(&json!({"timeoutMs": 1}), "CreateTopicsRequest"),
             json!({"timeoutMs": 1})
+        );
+        // ... in that message only.
+        assert_eq!(
+            from_kafka_json(&json!({"timeoutMs": 1}), "DeleteTopicsRequest"),
+            json!({"TimeoutMs": 1})
         );
     }
 }

@@ -137,6 +137,10 @@ pub struct ControllerSetup {
     /// controller validates them.
     #[serde(default)]
     pub definitions: BTreeMap<String, ServerConfigKey>,
+    /// The topics that exist when the scenario starts (each with 1 partition). A TOPIC
+    /// resource that is not listed here, and not created by the scenario, does not exist.
+    #[serde(default)]
+    pub topics: Vec<String>,
 }
 
 /// How the target and kipcheck's emulated peers are set up.

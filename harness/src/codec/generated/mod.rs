@@ -14,6 +14,10 @@ pub mod api_versions_response;
 pub mod broker_registration_request;
 pub mod broker_registration_response;
 pub mod config_record;
+pub mod create_topics_request;
+pub mod create_topics_response;
+pub mod delete_topics_request;
+pub mod delete_topics_response;
 pub mod describe_cluster_request;
 pub mod describe_cluster_response;
 pub mod describe_configs_request;
@@ -30,8 +34,10 @@ pub mod push_config_response;
 pub mod push_telemetry_request;
 pub mod push_telemetry_response;
 pub mod register_broker_record;
+pub mod remove_topic_record;
 pub mod request_header;
 pub mod response_header;
+pub mod topic_record;
 pub mod unregister_broker_record;
 pub mod unregister_broker_request;
 pub mod unregister_broker_response;
@@ -46,6 +52,10 @@ pub use api_versions_response::ApiVersionsResponse;
 pub use broker_registration_request::BrokerRegistrationRequest;
 pub use broker_registration_response::BrokerRegistrationResponse;
 pub use config_record::ConfigRecord;
+pub use create_topics_request::CreateTopicsRequest;
+pub use create_topics_response::CreateTopicsResponse;
+pub use delete_topics_request::DeleteTopicsRequest;
+pub use delete_topics_response::DeleteTopicsResponse;
 pub use describe_cluster_request::DescribeClusterRequest;
 pub use describe_cluster_response::DescribeClusterResponse;
 pub use describe_configs_request::DescribeConfigsRequest;
@@ -62,8 +72,10 @@ pub use push_config_response::PushConfigResponse;
 pub use push_telemetry_request::PushTelemetryRequest;
 pub use push_telemetry_response::PushTelemetryResponse;
 pub use register_broker_record::RegisterBrokerRecord;
+pub use remove_topic_record::RemoveTopicRecord;
 pub use request_header::RequestHeader;
 pub use response_header::ResponseHeader;
+pub use topic_record::TopicRecord;
 pub use unregister_broker_record::UnregisterBrokerRecord;
 pub use unregister_broker_request::UnregisterBrokerRequest;
 pub use unregister_broker_response::UnregisterBrokerResponse;
@@ -75,6 +87,8 @@ crate::codec::dispatch::bodies! {
     RequestBody {
         Metadata(3) => MetadataRequest,
         ApiVersions(18) => ApiVersionsRequest,
+        CreateTopics(19) => CreateTopicsRequest,
+        DeleteTopics(20) => DeleteTopicsRequest,
         DescribeConfigs(32) => DescribeConfigsRequest,
         AlterConfigs(33) => AlterConfigsRequest,
         IncrementalAlterConfigs(44) => IncrementalAlterConfigsRequest,
@@ -93,6 +107,8 @@ crate::codec::dispatch::bodies! {
     ResponseBody {
         Metadata(3) => MetadataResponse,
         ApiVersions(18) => ApiVersionsResponse,
+        CreateTopics(19) => CreateTopicsResponse,
+        DeleteTopics(20) => DeleteTopicsResponse,
         DescribeConfigs(32) => DescribeConfigsResponse,
         AlterConfigs(33) => AlterConfigsResponse,
         IncrementalAlterConfigs(44) => IncrementalAlterConfigsResponse,
@@ -111,7 +127,9 @@ crate::codec::dispatch::bodies! {
     MetadataRecordBody {
         RegisterBrokerRecord(0) => RegisterBrokerRecord,
         UnregisterBrokerRecord(1) => UnregisterBrokerRecord,
+        TopicRecord(2) => TopicRecord,
         ConfigRecord(4) => ConfigRecord,
+        RemoveTopicRecord(9) => RemoveTopicRecord,
         FeatureLevelRecord(12) => FeatureLevelRecord,
     }
 }

@@ -64,6 +64,38 @@ pub static SCHEMAS: &[MessageSchema] = &[
         root: &CONFIG_RECORD__CONFIG_RECORD,
     },
     MessageSchema {
+        name: "CreateTopicsRequest",
+        kind: SchemaKind::Request,
+        api_key: Some(19),
+        valid: VersionRange::new(2, 7),
+        flexible: VersionRange::new(5, i16::MAX),
+        root: &CREATE_TOPICS_REQUEST__CREATE_TOPICS_REQUEST,
+    },
+    MessageSchema {
+        name: "CreateTopicsResponse",
+        kind: SchemaKind::Response,
+        api_key: Some(19),
+        valid: VersionRange::new(2, 7),
+        flexible: VersionRange::new(5, i16::MAX),
+        root: &CREATE_TOPICS_RESPONSE__CREATE_TOPICS_RESPONSE,
+    },
+    MessageSchema {
+        name: "DeleteTopicsRequest",
+        kind: SchemaKind::Request,
+        api_key: Some(20),
+        valid: VersionRange::new(1, 6),
+        flexible: VersionRange::new(4, i16::MAX),
+        root: &DELETE_TOPICS_REQUEST__DELETE_TOPICS_REQUEST,
+    },
+    MessageSchema {
+        name: "DeleteTopicsResponse",
+        kind: SchemaKind::Response,
+        api_key: Some(20),
+        valid: VersionRange::new(1, 6),
+        flexible: VersionRange::new(4, i16::MAX),
+        root: &DELETE_TOPICS_RESPONSE__DELETE_TOPICS_RESPONSE,
+    },
+    MessageSchema {
         name: "DescribeClusterRequest",
         kind: SchemaKind::Request,
         api_key: Some(60),
@@ -192,6 +224,14 @@ pub static SCHEMAS: &[MessageSchema] = &[
         root: &REGISTER_BROKER_RECORD__REGISTER_BROKER_RECORD,
     },
     MessageSchema {
+        name: "RemoveTopicRecord",
+        kind: SchemaKind::Metadata,
+        api_key: Some(9),
+        valid: VersionRange::new(0, 0),
+        flexible: VersionRange::new(0, i16::MAX),
+        root: &REMOVE_TOPIC_RECORD__REMOVE_TOPIC_RECORD,
+    },
+    MessageSchema {
         name: "RequestHeader",
         kind: SchemaKind::Header,
         api_key: None,
@@ -206,6 +246,14 @@ pub static SCHEMAS: &[MessageSchema] = &[
         valid: VersionRange::new(0, 1),
         flexible: VersionRange::new(1, i16::MAX),
         root: &RESPONSE_HEADER__RESPONSE_HEADER,
+    },
+    MessageSchema {
+        name: "TopicRecord",
+        kind: SchemaKind::Metadata,
+        api_key: Some(2),
+        valid: VersionRange::new(0, 0),
+        flexible: VersionRange::new(0, i16::MAX),
+        root: &TOPIC_RECORD__TOPIC_RECORD,
     },
     MessageSchema {
         name: "UnregisterBrokerRecord",
@@ -851,6 +899,398 @@ static CONFIG_RECORD__CONFIG_RECORD: StructSchema = StructSchema {
             ty: FieldType::Scalar(Scalar::String),
             versions: VersionRange::new(0, 0),
             nullable: VersionRange::new(0, 0),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static CREATE_TOPICS_REQUEST__CREATE_TOPICS_REQUEST: StructSchema = StructSchema {
+    name: "CreateTopicsRequest",
+    versions: VersionRange::new(2, 7),
+    unknown_tagged: VersionRange::new(5, 7),
+    fields: &[
+        FieldSchema {
+            name: "Topics",
+            ty: FieldType::StructArray(&CREATE_TOPICS_REQUEST__CREATABLE_TOPIC),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "timeoutMs",
+            ty: FieldType::Scalar(Scalar::Int32),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "validateOnly",
+            ty: FieldType::Scalar(Scalar::Bool),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static CREATE_TOPICS_REQUEST__CREATABLE_TOPIC: StructSchema = StructSchema {
+    name: "CreatableTopic",
+    versions: VersionRange::new(2, 7),
+    unknown_tagged: VersionRange::new(5, 7),
+    fields: &[
+        FieldSchema {
+            name: "Name",
+            ty: FieldType::Scalar(Scalar::String),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "NumPartitions",
+            ty: FieldType::Scalar(Scalar::Int32),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "ReplicationFactor",
+            ty: FieldType::Scalar(Scalar::Int16),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "Assignments",
+            ty: FieldType::StructArray(&CREATE_TOPICS_REQUEST__CREATABLE_REPLICA_ASSIGNMENT),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "Configs",
+            ty: FieldType::StructArray(&CREATE_TOPICS_REQUEST__CREATABLE_TOPIC_CONFIG),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static CREATE_TOPICS_REQUEST__CREATABLE_REPLICA_ASSIGNMENT: StructSchema = StructSchema {
+    name: "CreatableReplicaAssignment",
+    versions: VersionRange::new(2, 7),
+    unknown_tagged: VersionRange::new(5, 7),
+    fields: &[
+        FieldSchema {
+            name: "PartitionIndex",
+            ty: FieldType::Scalar(Scalar::Int32),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "BrokerIds",
+            ty: FieldType::ScalarArray(Scalar::Int32),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static CREATE_TOPICS_REQUEST__CREATABLE_TOPIC_CONFIG: StructSchema = StructSchema {
+    name: "CreatableTopicConfig",
+    versions: VersionRange::new(2, 7),
+    unknown_tagged: VersionRange::new(5, 7),
+    fields: &[
+        FieldSchema {
+            name: "Name",
+            ty: FieldType::Scalar(Scalar::String),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "Value",
+            ty: FieldType::Scalar(Scalar::String),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(2, 7),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static CREATE_TOPICS_RESPONSE__CREATE_TOPICS_RESPONSE: StructSchema = StructSchema {
+    name: "CreateTopicsResponse",
+    versions: VersionRange::new(2, 7),
+    unknown_tagged: VersionRange::new(5, 7),
+    fields: &[
+        FieldSchema {
+            name: "ThrottleTimeMs",
+            ty: FieldType::Scalar(Scalar::Int32),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "Topics",
+            ty: FieldType::StructArray(&CREATE_TOPICS_RESPONSE__CREATABLE_TOPIC_RESULT),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static CREATE_TOPICS_RESPONSE__CREATABLE_TOPIC_RESULT: StructSchema = StructSchema {
+    name: "CreatableTopicResult",
+    versions: VersionRange::new(2, 7),
+    unknown_tagged: VersionRange::new(5, 7),
+    fields: &[
+        FieldSchema {
+            name: "Name",
+            ty: FieldType::Scalar(Scalar::String),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "TopicId",
+            ty: FieldType::Scalar(Scalar::Uuid),
+            versions: VersionRange::new(7, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "ErrorCode",
+            ty: FieldType::Scalar(Scalar::Int16),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "ErrorMessage",
+            ty: FieldType::Scalar(Scalar::String),
+            versions: VersionRange::new(2, 7),
+            nullable: VersionRange::new(2, 7),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "TopicConfigErrorCode",
+            ty: FieldType::Scalar(Scalar::Int16),
+            versions: VersionRange::new(5, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(5, 7),
+            tag: Some(0),
+        },
+        FieldSchema {
+            name: "NumPartitions",
+            ty: FieldType::Scalar(Scalar::Int32),
+            versions: VersionRange::new(5, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "ReplicationFactor",
+            ty: FieldType::Scalar(Scalar::Int16),
+            versions: VersionRange::new(5, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "Configs",
+            ty: FieldType::StructArray(&CREATE_TOPICS_RESPONSE__CREATABLE_TOPIC_CONFIGS),
+            versions: VersionRange::new(5, 7),
+            nullable: VersionRange::new(5, 7),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static CREATE_TOPICS_RESPONSE__CREATABLE_TOPIC_CONFIGS: StructSchema = StructSchema {
+    name: "CreatableTopicConfigs",
+    versions: VersionRange::new(5, 7),
+    unknown_tagged: VersionRange::new(5, 7),
+    fields: &[
+        FieldSchema {
+            name: "Name",
+            ty: FieldType::Scalar(Scalar::String),
+            versions: VersionRange::new(5, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "Value",
+            ty: FieldType::Scalar(Scalar::String),
+            versions: VersionRange::new(5, 7),
+            nullable: VersionRange::new(5, 7),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "ReadOnly",
+            ty: FieldType::Scalar(Scalar::Bool),
+            versions: VersionRange::new(5, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "ConfigSource",
+            ty: FieldType::Scalar(Scalar::Int8),
+            versions: VersionRange::new(5, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "IsSensitive",
+            ty: FieldType::Scalar(Scalar::Bool),
+            versions: VersionRange::new(5, 7),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static DELETE_TOPICS_REQUEST__DELETE_TOPICS_REQUEST: StructSchema = StructSchema {
+    name: "DeleteTopicsRequest",
+    versions: VersionRange::new(1, 6),
+    unknown_tagged: VersionRange::new(4, 6),
+    fields: &[
+        FieldSchema {
+            name: "Topics",
+            ty: FieldType::StructArray(&DELETE_TOPICS_REQUEST__DELETE_TOPIC_STATE),
+            versions: VersionRange::new(6, 6),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "TopicNames",
+            ty: FieldType::ScalarArray(Scalar::String),
+            versions: VersionRange::new(1, 5),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "TimeoutMs",
+            ty: FieldType::Scalar(Scalar::Int32),
+            versions: VersionRange::new(1, 6),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static DELETE_TOPICS_REQUEST__DELETE_TOPIC_STATE: StructSchema = StructSchema {
+    name: "DeleteTopicState",
+    versions: VersionRange::new(6, 6),
+    unknown_tagged: VersionRange::new(6, 6),
+    fields: &[
+        FieldSchema {
+            name: "Name",
+            ty: FieldType::Scalar(Scalar::String),
+            versions: VersionRange::new(6, 6),
+            nullable: VersionRange::new(6, 6),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "TopicId",
+            ty: FieldType::Scalar(Scalar::Uuid),
+            versions: VersionRange::new(6, 6),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static DELETE_TOPICS_RESPONSE__DELETE_TOPICS_RESPONSE: StructSchema = StructSchema {
+    name: "DeleteTopicsResponse",
+    versions: VersionRange::new(1, 6),
+    unknown_tagged: VersionRange::new(4, 6),
+    fields: &[
+        FieldSchema {
+            name: "ThrottleTimeMs",
+            ty: FieldType::Scalar(Scalar::Int32),
+            versions: VersionRange::new(1, 6),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "Responses",
+            ty: FieldType::StructArray(&DELETE_TOPICS_RESPONSE__DELETABLE_TOPIC_RESULT),
+            versions: VersionRange::new(1, 6),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static DELETE_TOPICS_RESPONSE__DELETABLE_TOPIC_RESULT: StructSchema = StructSchema {
+    name: "DeletableTopicResult",
+    versions: VersionRange::new(1, 6),
+    unknown_tagged: VersionRange::new(4, 6),
+    fields: &[
+        FieldSchema {
+            name: "Name",
+            ty: FieldType::Scalar(Scalar::String),
+            versions: VersionRange::new(1, 6),
+            nullable: VersionRange::new(6, 6),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "TopicId",
+            ty: FieldType::Scalar(Scalar::Uuid),
+            versions: VersionRange::new(6, 6),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "ErrorCode",
+            ty: FieldType::Scalar(Scalar::Int16),
+            versions: VersionRange::new(1, 6),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "ErrorMessage",
+            ty: FieldType::Scalar(Scalar::String),
+            versions: VersionRange::new(5, 6),
+            nullable: VersionRange::new(5, 6),
             tagged: VersionRange::new(0, -1),
             tag: None,
         },
@@ -2169,6 +2609,22 @@ static REGISTER_BROKER_RECORD__BROKER_STATIC_CONFIG: StructSchema = StructSchema
     ],
 };
 
+static REMOVE_TOPIC_RECORD__REMOVE_TOPIC_RECORD: StructSchema = StructSchema {
+    name: "RemoveTopicRecord",
+    versions: VersionRange::new(0, 0),
+    unknown_tagged: VersionRange::new(0, 0),
+    fields: &[
+        FieldSchema {
+            name: "TopicId",
+            ty: FieldType::Scalar(Scalar::Uuid),
+            versions: VersionRange::new(0, 0),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
 static REQUEST_HEADER__REQUEST_HEADER: StructSchema = StructSchema {
     name: "RequestHeader",
     versions: VersionRange::new(1, 2),
@@ -2218,6 +2674,30 @@ static RESPONSE_HEADER__RESPONSE_HEADER: StructSchema = StructSchema {
             name: "CorrelationId",
             ty: FieldType::Scalar(Scalar::Int32),
             versions: VersionRange::new(0, 1),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static TOPIC_RECORD__TOPIC_RECORD: StructSchema = StructSchema {
+    name: "TopicRecord",
+    versions: VersionRange::new(0, 0),
+    unknown_tagged: VersionRange::new(0, 0),
+    fields: &[
+        FieldSchema {
+            name: "Name",
+            ty: FieldType::Scalar(Scalar::String),
+            versions: VersionRange::new(0, 0),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "TopicId",
+            ty: FieldType::Scalar(Scalar::Uuid),
+            versions: VersionRange::new(0, 0),
             nullable: VersionRange::new(0, -1),
             tagged: VersionRange::new(0, -1),
             tag: None,
