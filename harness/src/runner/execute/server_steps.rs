@@ -74,7 +74,9 @@ impl Exec<'_> {
     pub(super) async fn expect_close(&mut self, e: &ExpectCloseStep) -> Result<(), StepFail> {
         let out = self.session.recv(e.conn, 1000).await?;
         match out {
-            Some(ConnOutput::Closed) => {}
+            // The close answers the oldest request on the connection, as the loader pairs
+            // them: one expectation consumes one sent request.
+            Some(ConnOutput::Closed) => self.consume_sent(e.conn),
             Some(ConnOutput::Frame(f)) => {
                 let actual = self.describe_frame(e.conn, &f);
                 let mut fail =
@@ -92,6 +94,13 @@ impl Exec<'_> {
         }
         Ok(())
     }
+    /// The oldest request sent on `conn` is answered (by a close).
+    fn consume_sent(&mut self, conn: u32) {
+        if let Some(q) = self.sent.get_mut(&conn) {
+            q.pop_front();
+        }
+    }
+
     /// `expect_one_of`: any one of the alternative outcomes.
     pub(super) async fn expect_one_of(&mut self, outcomes: &[Outcome]) -> Result<(), StepFail> {
         // Outcomes are alternatives for one answer: read the connection they name.
@@ -104,7 +113,10 @@ impl Exec<'_> {
         let mut reasons = Vec::new();
         for o in outcomes {
             match (o, &out) {
-                (Outcome::Close(_), Some(ConnOutput::Closed)) => return Ok(()),
+                (Outcome::Close(_), Some(ConnOutput::Closed)) => {
+                    self.consume_sent(conn);
+                    return Ok(());
+                }
                 (Outcome::Response(r), Some(ConnOutput::Frame(_))) => {
                     let saved = (self.sent.clone(), self.captures.clone());
                     match self.check_response(r.conn, out.clone(), r.body.as_ref(), r.mode) {
