@@ -307,3 +307,60 @@ fn missing_field_is_rejected() {
     assert!(msg.starts_with("bad.yaml:"), "{msg}");
     assert!(msg.contains("source"), "{msg}");
 }
+
+/// The words of `s` worth matching: lower-case runs of letters and digits, four or more long.
+fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.len() >= 4)
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The first and last line number a `source` names (`…, line 12`, `…, lines 12-14`).
+fn cited_lines(source: &str) -> Option<(usize, usize)> {
+    let at = source.rfind(", line")?;
+    let nums: Vec<usize> = source[at..]
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    Some((*nums.first()?, *nums.last()?))
+}
+
+#[test]
+fn every_source_is_a_shipped_spec_file_and_its_lines_hold_the_quote() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut checked = 0;
+    for r in &real().requirements {
+        let file = r.source.split(" §").next().unwrap();
+        assert!(
+            file.starts_with("docs/spec/"),
+            "{}: source {:?} is not under docs/spec/",
+            r.id,
+            r.source
+        );
+        let text = std::fs::read_to_string(root.join(file))
+            .unwrap_or_else(|e| panic!("{}: {file}: {e}", r.id));
+        let Some((first, last)) = cited_lines(&r.source) else {
+            continue;
+        };
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            first >= 1 && first <= last && last <= lines.len(),
+            "{}: lines {first}-{last} of {file}, which has {}",
+            r.id,
+            lines.len()
+        );
+        // The quote (diff artefacts fixed, see `note`) is mostly the words of the cited lines.
+        let window = words(&lines[first.saturating_sub(2)..(last + 1).min(lines.len())].join(" "));
+        let quote = words(&r.text);
+        let found = quote.iter().filter(|w| window.contains(w)).count();
+        assert!(
+            quote.is_empty() || found * 10 >= quote.len() * 7,
+            "{}: only {found} of {} quoted words are in {file} lines {first}-{last}",
+            r.id,
+            quote.len()
+        );
+        checked += 1;
+    }
+    assert!(checked >= 130, "only {checked} sources name lines");
+}
