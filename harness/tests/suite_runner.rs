@@ -616,3 +616,25 @@ fn encoded_size_is_checked_at_load() {
         errors[0]
     );
 }
+
+#[tokio::test]
+async fn expect_request_from_a_list_allows_any_of_its_nodes() {
+    let client = |from: &str| {
+        format!("title: n\nkip: KIP-1324\ngrade: MUST\nroles: [client]\nsetup: {{ client: {{ type: admin }} }}\nsteps:\n  - start\n  - expect_request: {{ from: {from}, api: ApiVersions }}\n")
+    };
+    let s = scenarios(
+        "nodes",
+        &[
+            ("in-list", &client("[1, 2]")),
+            ("not-in-list", &client("[2, 3]")),
+        ],
+    );
+    let (results, summary, _) = run(Arc::new(ReferenceTarget), s, &options(1)).await;
+    assert_eq!((summary.passed, summary.failed), (1, 1));
+    let r = results.iter().find(|r| r.id == "not-in-list").unwrap();
+    let m = &r.failure.as_ref().unwrap().mismatches[0];
+    assert_eq!(
+        (m.path.as_str(), m.expected.as_str(), m.actual.as_str()),
+        ("node", "any of 2, 3", "1")
+    );
+}

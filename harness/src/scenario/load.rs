@@ -11,7 +11,7 @@ use serde_saphyr::Spanned;
 
 use super::body_schema::{check_body, Against, BodyError, Seg};
 use super::matcher::{capture_names, resolve_names, unknown_matcher};
-use super::types::{Outcome, ScenarioFile, Step, MAX_REAL_TIME_WAIT_MS};
+use super::types::{Nodes, Outcome, ScenarioFile, Step, MAX_REAL_TIME_WAIT_MS};
 use crate::codec::schema::{message_schema, MessageSchema};
 use crate::codec::{BodyInfo, ProvisionalNumbers, RequestBody, ResponseBody};
 use crate::model::SpecProfile;
@@ -610,7 +610,10 @@ impl Pairing {
                     check_body(b, &to).map_err(|x| under("expect_request", &body, x))?;
                 }
                 match ResponseBody::info(info.api_key).and_then(schema_of) {
-                    Some(schema) => self.asked.push_back((e.from, schema, i)),
+                    Some(schema) => {
+                        self.asked
+                            .push_back((e.from.as_ref().and_then(Nodes::single), schema, i))
+                    }
                     None => self.asked_unknown = true,
                 }
             }

@@ -18,6 +18,6 @@ pub use schema::scenario_schema;
 pub use types::{
     BrokerSetup, Capability, ClientSetup, ControllerSetup, EmulatedBroker, EncodedSize,
     ExpectCloseStep, ExpectEventStep, ExpectNoRequestStep, ExpectReleasedStep, ExpectRequestStep,
-    ExpectResponseStep, Fill, Grade, MatchMode, Outcome, RespondStep, Role, ScenarioFile,
+    ExpectResponseStep, Fill, Grade, MatchMode, Nodes, Outcome, RespondStep, Role, ScenarioFile,
     SendRawStep, SendStep, Setup, Step, MAX_FILL_BYTES,
 };

@@ -315,13 +315,55 @@ pub struct ExpectCloseStep {
     pub conn: u32,
 }
 
+/// The emulated node(s) a request may go to: one node, or any of a list (`from: 2` or
+/// `from: [2, 3]`), for choices the KIP leaves to the client ("a random node").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Nodes {
+    /// Exactly this node.
+    One(i32),
+    /// Any of these nodes.
+    AnyOf(Vec<i32>),
+}
+
+impl Nodes {
+    /// True if `node` is allowed.
+    pub fn contains(&self, node: i32) -> bool {
+        match self {
+            Nodes::One(n) => *n == node,
+            Nodes::AnyOf(ns) => ns.contains(&node),
+        }
+    }
+
+    /// The node, when exactly one is allowed.
+    pub fn single(&self) -> Option<i32> {
+        match self {
+            Nodes::One(n) => Some(*n),
+            Nodes::AnyOf(ns) if ns.len() == 1 => Some(ns[0]),
+            Nodes::AnyOf(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Nodes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Nodes::One(n) => write!(f, "{n}"),
+            Nodes::AnyOf(ns) => {
+                let list: Vec<String> = ns.iter().map(i32::to_string).collect();
+                write!(f, "any of {}", list.join(", "))
+            }
+        }
+    }
+}
+
 /// A request the client target sends to an emulated broker.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectRequestStep {
-    /// Emulated node it goes to (any node when absent).
+    /// Emulated node it goes to: one node or a list of allowed ones (any node when absent).
     #[serde(default)]
-    pub from: Option<i32>,
+    pub from: Option<Nodes>,
     /// API name.
     pub api: String,
     /// Expected version (any when absent).
@@ -380,9 +422,9 @@ pub struct RespondStep {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExpectNoRequestStep {
-    /// Only requests to this node count (any node when absent).
+    /// Only requests to this node (or these nodes) count (any node when absent).
     #[serde(default)]
-    pub from: Option<i32>,
+    pub from: Option<Nodes>,
     /// Only requests of this API count (any when absent).
     #[serde(default)]
     pub api: Option<String>,

@@ -45,8 +45,8 @@ impl Exec<'_> {
             return Err(fail);
         }
         let mut mismatches = Vec::new();
-        if let Some(from) = e.from {
-            if from != node {
+        if let Some(from) = &e.from {
+            if !from.contains(node) {
                 mismatches.push(Mismatch {
                     path: "node".into(),
                     expected: from.to_string(),
@@ -132,7 +132,7 @@ impl Exec<'_> {
                 .api
                 .as_ref()
                 .is_none_or(|a| RequestBody::info_by_name(a).map(|i| i.api_key) == Some(api_key));
-            if api_ok && e.from.is_none_or(|f| f == node) {
+            if api_ok && e.from.as_ref().is_none_or(|f| f.contains(node)) {
                 let mut fail = StepFailure::msg(format!(
                     "expected no request, but the target sent {} to node {node} after {} ms",
                     RequestBody::info(api_key).map_or("?", |i| i.name),
