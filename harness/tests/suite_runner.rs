@@ -638,3 +638,21 @@ async fn expect_request_from_a_list_allows_any_of_its_nodes() {
         ("node", "any of 2, 3", "1")
     );
 }
+
+#[tokio::test]
+async fn expect_no_release_judges_a_user_request_still_waiting() {
+    let blocked = "title: b\nkip: KIP-1324\ngrade: MUST\nroles: [client]\nsetup: { client: { type: consumer, config: { group.id: g } } }\nsteps:\n  - start\n  - user_request: { id: 1 }\n  - expect_request: { api: ApiVersions }\n  - expect_no_release: { within_ms: 0 }\n";
+    let s = scenarios("no-release", &[("blocked", blocked)]);
+    let (_, summary, _) = run(Arc::new(ReferenceTarget), s.clone(), &options(1)).await;
+    assert_eq!((summary.passed, summary.steps_judged), (1, 2));
+    // A client that does not hold user requests releases it at once.
+    let bug = kipcheck::adapter::MutantTarget {
+        fault: kipcheck::model::Fault::from_name("does-not-block-user-requests").unwrap(),
+    };
+    let (results, summary, _) = run(Arc::new(bug), s, &options(1)).await;
+    assert_eq!(summary.failed, 1);
+    assert_eq!(
+        results[0].failure.as_ref().unwrap().message,
+        "expected no user request released yet, but user request 1 was released at 0 ms"
+    );
+}

@@ -36,13 +36,14 @@ pub struct Evidence {
 }
 
 /// Step kinds that judge the target on the wire (the scenario format's names).
-const WIRE_STEPS: [&str; 6] = [
+const WIRE_STEPS: [&str; 7] = [
     "expect_response",
     "expect_close",
     "expect_one_of",
     "expect_request",
     "expect_no_request",
     "expect_released",
+    "expect_no_release",
 ];
 
 /// Step kinds that judge the target's reported events.

@@ -521,6 +521,13 @@ pub enum Step {
     },
     /// Expect a user request to be released.
     ExpectReleased(ExpectReleasedStep),
+    /// Expect no user request to be released so far (`within_ms: 0`) or within a time: the
+    /// application is still waiting for the handshake.
+    ExpectNoRelease {
+        /// Ms to watch after the previous step (0: only what was released so far).
+        #[serde(default)]
+        within_ms: u64,
+    },
     /// Advance the virtual clock.
     Advance {
         /// Milliseconds.
@@ -551,6 +558,7 @@ impl Step {
         match self {
             Step::ExpectNoRequest(s) if s.real_time => Vec::new(),
             Step::Advance { .. } | Step::ExpectNoRequest(_) => vec![Capability::VirtualClock],
+            Step::ExpectNoRelease { within_ms } if *within_ms > 0 => vec![Capability::VirtualClock],
             Step::ExpectRequest(s) if s.after_ms.is_some() => vec![Capability::VirtualClock],
             Step::ExpectReleased(s) if s.after_ms.is_some() => vec![Capability::VirtualClock],
             Step::Failover => vec![Capability::Failover],
@@ -577,6 +585,7 @@ impl Step {
                 | Step::ExpectRequest(_)
                 | Step::ExpectNoRequest(_)
                 | Step::ExpectReleased(_)
+                | Step::ExpectNoRelease { .. }
                 | Step::ExpectEvent(_)
                 | Step::ExpectNoEvent { .. }
         )

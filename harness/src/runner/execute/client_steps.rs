@@ -147,6 +147,19 @@ impl Exec<'_> {
         }
         Ok(())
     }
+    /// `expect_no_release`: no user request is released so far, or within `within_ms`.
+    pub(super) async fn expect_no_release(&mut self, within_ms: u64) -> Result<(), StepFail> {
+        if let Some((id, at)) = self.session.next_release(within_ms).await? {
+            let mut fail = StepFailure::msg(format!(
+                "expected no user request released yet, but user request {id} was released at {at} ms"
+            ));
+            fail.expected = Some("no release\n".into());
+            fail.actual = Some(format!("user request {id} released at {at} ms\n"));
+            return Err(fail);
+        }
+        Ok(())
+    }
+
     /// `expect_released`: the user request is released in time.
     pub(super) async fn expect_released(&mut self, e: &ExpectReleasedStep) -> Result<(), StepFail> {
         let Some((id, at)) = self.session.next_release(e.within_ms).await? else {

@@ -307,6 +307,7 @@ impl Exec<'_> {
             Step::Respond(r) => self.respond(r).await,
             Step::ExpectNoRequest(e) => self.expect_no_request(e).await,
             Step::ExpectReleased(e) => self.expect_released(e).await,
+            Step::ExpectNoRelease { within_ms } => self.expect_no_release(*within_ms).await,
             Step::ExpectEvent(e) => self.expect_event(e).await,
             Step::ExpectNoEvent { event } => self.expect_no_event(event).await,
         }
