@@ -76,7 +76,7 @@ impl Capability {
 }
 
 /// The serde name of a unit enum variant (its `rename_all` spelling).
-fn serde_name<T: Serialize>(v: &T) -> String {
+pub(crate) fn serde_name<T: Serialize>(v: &T) -> String {
     serde_json::to_value(v)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))

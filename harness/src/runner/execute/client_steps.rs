@@ -260,10 +260,7 @@ impl Exec<'_> {
             }
             _ => body.len(),
         };
-        let unit = serde_json::to_value(bounds.measure)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
+        let unit = crate::scenario::types::serde_name(&bounds.measure);
         let below = bounds.min.is_some_and(|m| size < m);
         let above = bounds.max.is_some_and(|m| size > m);
         (below || above).then(|| Mismatch {
