@@ -2,8 +2,12 @@
 //! configuration push), KIP-1326 (broker static configs in registration) and
 //! KIP-1294/KIP-1256 (metadata-version-aware config validation).
 //!
-//! Data flows one way: `codec ← model ← adapter ← runner → report`. This crate currently
-//! holds the codec and the reference model (`model`); see `ARCHITECTURE.md` for the map.
+//! Data flows one way: `codec ← model ← adapter ← runner → report`; `scenario` is plain data.
+//! `codec` and `model` are pure and synchronous (sans-IO); sockets, processes and clocks live
+//! at the edges (`adapter`, `serve`, `runner`, `interop`, `oracle`). The library holds all of
+//! it: the generated codec, the reference model, the scenario format, the targets, the runner,
+//! the reporters, the ledger, the live servers, the fuzz entry points and the oracles; the
+//! binary (`kipcheck`) is a thin command line over it. See `ARCHITECTURE.md` for the map.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

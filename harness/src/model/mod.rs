@@ -15,6 +15,7 @@ pub mod controller_topics;
 pub mod emulated;
 pub mod events;
 pub mod faults;
+pub mod hash;
 pub mod invariants;
 pub mod profile;
 pub mod rng;
@@ -36,6 +37,7 @@ pub use controller::{ControllerModel, MetadataRecord, RegisteredBroker, ReplayEr
 pub use emulated::emulated_api_versions;
 pub use events::{Event, LoggedEvent, NodeId};
 pub use faults::{Fault, Faults};
+pub use hash::{fnv1a64, Fnv1a64};
 pub use invariants::InvariantViolation;
 pub use profile::{
     AuditDirection, BrokerEntryChecks, DefaultKeyLists, Defaults, IncrementalInvalidValue,

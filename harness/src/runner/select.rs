@@ -7,16 +7,9 @@ use std::str::FromStr;
 use super::events::Grade;
 use crate::scenario::Scenario;
 
-/// FNV-1a, 64-bit: the documented, stable hash behind `hash:M/N` partitions and per-scenario
-/// seeds. It must never change within a release series.
-pub fn fnv1a64(s: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in s.as_bytes() {
-        h ^= u64::from(*b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
+/// The documented, stable hash behind `hash:M/N` partitions and per-scenario seeds
+/// (FNV-1a, 64-bit; one implementation, in the model).
+pub use crate::model::fnv1a64;
 
 /// `*` (any run) and `?` (any one character) glob match.
 pub fn glob_match(pattern: &str, text: &str) -> bool {

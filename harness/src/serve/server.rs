@@ -547,14 +547,12 @@ pub fn metadata_answer(
 
 /// A stable, non-zero topic id derived from the name (FNV-1a, both halves).
 fn topic_id(name: &str) -> Uuid {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut h = crate::model::Fnv1a64::new();
     let mut bytes = [0u8; 16];
     for (i, chunk) in bytes.chunks_mut(8).enumerate() {
-        for b in name.bytes().chain([i as u8]) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        chunk.copy_from_slice(&h.to_be_bytes());
+        h.write(name.as_bytes());
+        h.write(&[i as u8]);
+        chunk.copy_from_slice(&h.finish().to_be_bytes());
     }
     Uuid(bytes)
 }

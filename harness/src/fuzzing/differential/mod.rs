@@ -68,30 +68,7 @@ pub const MIN_ACCEPTED: usize = 25;
 // ---------------------------------------------------------------------------------------
 // Deterministic randomness.
 
-/// SplitMix64: tiny, seedable, good enough to feed `Unstructured`.
-pub(crate) struct Rng(pub(crate) u64);
-
-impl Rng {
-    /// The next value.
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Up to `max` random bytes (the length is random too).
-    pub(crate) fn bytes(&mut self, max: usize) -> Vec<u8> {
-        let n = (self.next_u64() % (max as u64 + 1)) as usize;
-        let mut out = Vec::with_capacity(n + 8);
-        while out.len() < n {
-            out.extend_from_slice(&self.next_u64().to_le_bytes());
-        }
-        out.truncate(n);
-        out
-    }
-}
+// The model's one generator ([`crate::model::ModelRng`]) feeds `Unstructured`.
 
 /// [`SEED`], or `KIPCHECK_DIFF_SEED` (decimal or 0x-hex) when set.
 pub fn seed() -> u64 {
@@ -398,7 +375,9 @@ pub fn run<P: Pair>() {
     for v in P::VERSIONS {
         assert!(<P::Ours as Message>::VALID_VERSIONS.contains(v));
         // One stream per message and version, so a failure reproduces on its own.
-        let mut rng = Rng(seed ^ (u64::from(v as u16) << 48) ^ name.len() as u64 ^ fnv(name));
+        let mut rng = crate::model::ModelRng::new(
+            seed ^ (u64::from(v as u16) << 48) ^ name.len() as u64 ^ crate::model::fnv1a64(name),
+        );
         let mut stats = Stats::default();
         for _ in 0..ITERATIONS {
             let data = rng.bytes(MAX_INPUT);
@@ -439,12 +418,6 @@ pub fn run<P: Pair>() {
             failures.join("\n\n")
         );
     }
-}
-
-fn fnv(s: &str) -> u64 {
-    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    })
 }
 
 /// Both codecs decode `bytes` at `v`, agree field by field, and both re-encode the same
