@@ -1,8 +1,6 @@
 //! `ApiKey(i16)`: an open newtype over Kafka API keys with a named constant for every key
 //! Kafka defines. Unknown keys round-trip unchanged. Pure data; no I/O.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
 /// A Kafka API key. Unknown values are kept as they are.
@@ -220,15 +218,9 @@ api_keys! {
     PUSH_CONFIG = 95, "PushConfig";
 }
 
-impl ApiKey {
-    /// Kafka's name for a known key (`PushConfig` for the provisional default).
-    pub fn name(self) -> Option<&'static str> {
-        Self::TABLE
-            .binary_search_by_key(&self, |(k, _)| *k)
-            .ok()
-            .map(|i| Self::TABLE[i].1)
-    }
+super::open_enum::named_open_newtype!(ApiKey);
 
+impl ApiKey {
     /// Looks a key up by Kafka's API name (`ApiVersions`) or the constant's name (`API_VERSIONS`).
     pub fn from_name(name: &str) -> Option<Self> {
         Self::TABLE
@@ -237,24 +229,6 @@ impl ApiKey {
                 n.eq_ignore_ascii_case(name) || n.eq_ignore_ascii_case(&name.replace('_', ""))
             })
             .map(|(k, _)| *k)
-    }
-}
-
-impl fmt::Debug for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.name() {
-            Some(n) => f.write_str(n),
-            None => write!(f, "ApiKey({})", self.0),
-        }
-    }
-}
-
-impl fmt::Display for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{n} ({})", self.0),
-            None => write!(f, "{}", self.0),
-        }
     }
 }
 

@@ -2,8 +2,6 @@
 //! the `retriable` flag of `org.apache.kafka.common.protocol.Errors` for every code.
 //! Unknown codes round-trip unchanged. Pure data; no I/O.
 
-use std::fmt;
-
 use serde::{Deserialize, Serialize};
 
 /// A Kafka error code. Unknown values are kept as they are.
@@ -340,15 +338,9 @@ error_codes! {
     CONFIG_TOO_LARGE = 137, false;
 }
 
-impl ErrorCode {
-    /// The name of a known code (`CONFIG_TOO_LARGE` for the provisional default).
-    pub fn name(self) -> Option<&'static str> {
-        Self::TABLE
-            .binary_search_by_key(&self, |(c, _, _)| *c)
-            .ok()
-            .map(|i| Self::TABLE[i].1)
-    }
+super::open_enum::named_open_newtype!(ErrorCode);
 
+impl ErrorCode {
     /// Whether Kafka's `Errors` marks this code retriable (its exception extends
     /// `RetriableException`). Unknown codes are not retriable.
     pub fn retriable(self) -> bool {
@@ -369,24 +361,6 @@ impl ErrorCode {
     /// True for `NONE` (0).
     pub fn is_ok(self) -> bool {
         self.0 == 0
-    }
-}
-
-impl fmt::Debug for ErrorCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.name() {
-            Some(n) => f.write_str(n),
-            None => write!(f, "ErrorCode({})", self.0),
-        }
-    }
-}
-
-impl fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{n} ({})", self.0),
-            None => write!(f, "{}", self.0),
-        }
     }
 }
 

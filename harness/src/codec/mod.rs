@@ -15,6 +15,7 @@ mod frame;
 pub mod generated;
 pub mod limits;
 mod message;
+mod open_enum;
 pub mod prelude;
 mod provisional;
 mod reader;
