@@ -98,9 +98,10 @@ pub(super) struct Exec<'a> {
 /// does gate), and, for a target that follows fixed readings, every reading the scenario's
 /// profile sets differently.
 pub fn gate(caps: &Capabilities, scenario: &Scenario) -> Vec<UnsupportedCause> {
+    let real_clock = caps.capabilities.contains(&Capability::RealClock);
     let mut needs = scenario.file.requires.clone();
     for s in &scenario.file.steps {
-        needs.extend(s.value.needs());
+        needs.extend(s.value.needs(real_clock));
     }
     needs.sort();
     needs.dedup();
@@ -179,6 +180,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
     let observed = caps.capabilities.contains(&Capability::Events);
     let redactor = Redactor::for_scenario(scenario);
     let config = SessionConfig {
+        id: scenario.file.id.clone(),
         setup: scenario.file.setup.clone(),
         profile: scenario.profile.clone(),
         seed,
@@ -189,18 +191,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
         Err(AdapterError::Unsupported(reason)) => {
             return ScenarioOutcome::unsupported(vec![UnsupportedCause::Target(reason)])
         }
-        Err(e) => {
-            return ScenarioOutcome::errored(redactor.failure(Failure {
-                step: None,
-                location: format!("{}:1:1", scenario.path.display()),
-                step_yaml: yaml(&scenario.file.setup),
-                message: e.to_string(),
-                expected: None,
-                actual: None,
-                mismatches: Vec::new(),
-                raw_hex: None,
-            }))
-        }
+        Err(e) => return ScenarioOutcome::errored(setup_failure(&redactor, scenario, &e)),
     };
     let mut ex = Exec {
         scenario,
@@ -251,6 +242,14 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
         }
         ex.last_step_end = ex.session.now_ms();
     }
+    // The steps are done: a live client is told so (and one that already exited errors).
+    if let Err(e) = ex.session.finish().await {
+        let mut out = ScenarioOutcome::errored(setup_failure(&redactor, scenario, &e));
+        out.steps_judged = judged;
+        out.steps_not_observed = not_observed;
+        out.simulated_ms = ex.session.now_ms();
+        return out;
+    }
     if judged == 0 {
         let mut out = ScenarioOutcome::unsupported(vec![UnsupportedCause::NothingJudged]);
         out.steps_not_observed = not_observed;
@@ -266,6 +265,20 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
         steps_judged: judged,
         steps_not_observed: not_observed,
     }
+}
+
+/// A failure of the session as a whole (opening it, or ending it), located at the setup.
+fn setup_failure(redactor: &Redactor, scenario: &Scenario, e: &AdapterError) -> Failure {
+    redactor.failure(Failure {
+        step: None,
+        location: format!("{}:1:1", scenario.path.display()),
+        step_yaml: yaml(&scenario.file.setup),
+        message: e.to_string(),
+        expected: None,
+        actual: None,
+        mismatches: Vec::new(),
+        raw_hex: None,
+    })
 }
 
 impl Exec<'_> {
