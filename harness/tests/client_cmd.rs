@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use kipcheck::adapter::{target_from_spec, AdapterError, TargetOptions};
+use kipcheck::model::SpecProfile;
 use kipcheck::runner::{run_suite, select, Filters, RunOptions, ScenarioResult, Summary};
-use kipcheck::scenario::load_dir;
+use kipcheck::scenario::{load_dir, Capability};
 
 /// Every test finishes within this, whatever the client does.
 const TEST_BOUND: Duration = Duration::from_secs(90);
@@ -294,4 +295,109 @@ async fn kafka_python_passes_every_live_client_scenario() {
     );
     let (results, summary) = run_live(&command).await;
     assert_both_passed(&results, &summary);
+}
+
+/// The one scenario the user-request tests run: an old broker, so a client without KIP-1324
+/// (the fixture) is right to release the user request at the ApiVersions answer.
+fn old_broker_only() -> Filters {
+    Filters {
+        ids: vec!["c1324-old-broker-only-skip".into()],
+        ..Filters::default()
+    }
+}
+
+/// `--time-scale 0.02` (the scenario's 120 s watch becomes 2.4 s) and a generous tolerance
+/// (2 s: the test must not depend on a loaded machine's scheduling).
+fn scaled_options(capabilities: Vec<Capability>) -> TargetOptions {
+    let mut profile = SpecProfile::default();
+    profile.timing.tolerance_ms = 2000;
+    TargetOptions {
+        capabilities,
+        readings: Some(profile),
+        time_scale: Some(0.02),
+        ..TargetOptions::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_user_request_channel_judges_releases_on_the_real_clock() {
+    let opts = scaled_options(vec![Capability::UserRequests]);
+    let (results, summary) =
+        run_selected(&older_client("normal"), &old_broker_only(), 1, &opts).await;
+    assert_eq!(
+        verdicts(&results),
+        vec![("c1324-old-broker-only-skip".into(), "Passed".into(), None)]
+    );
+    assert_eq!((summary.passed, summary.steps_judged), (1, 3));
+    // Each judged timing is recorded with its window: (step, check, expected, accepted).
+    let t: Vec<_> = results[0]
+        .timings
+        .iter()
+        .map(|t| {
+            (
+                t.step,
+                t.check.as_str(),
+                t.expected.as_str(),
+                t.accepted.as_str(),
+                t.ok,
+            )
+        })
+        .collect();
+    assert_eq!(
+        t,
+        vec![
+            // The first request after start may take the client's start-up time.
+            (2, "within_ms", "1000", "10000", true),
+            (5, "within_ms", "0", "2000", true),
+            // after_ms: 0 -> 0 ms scaled, then 2000 ms + 10 % either way.
+            (5, "after_ms", "0", "{\"$range\":[0,2000]}", true),
+            // 120000 ms x 0.02 = 2400 ms, less 2000 ms + 240 ms.
+            (6, "no_request_within_ms", "120000", "160", true),
+        ]
+    );
+    let released = results[0].timings[2].measured_ms.expect("measured");
+    assert!(released <= 2000, "{released}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_user_requests_capability_user_request_scenarios_are_unsupported() {
+    let opts = scaled_options(Vec::new());
+    let (results, _) = run_selected(&older_client("normal"), &old_broker_only(), 1, &opts).await;
+    assert_eq!(
+        results[0].unsupported_reason.as_deref(),
+        Some("target lacks user_requests")
+    );
+}
+
+#[test]
+fn a_time_scale_outside_0_to_1_or_without_config_is_refused() {
+    let spec = format!("client-cmd:\"{}\"", older_client("normal"));
+    for bad in [0.0, -1.0, 1.5, f64::NAN] {
+        let opts = TargetOptions {
+            time_scale: Some(bad),
+            ..TargetOptions::default()
+        };
+        match target_from_spec(&spec, &opts) {
+            Err(AdapterError::Setup(m)) => assert_eq!(
+                m,
+                format!("--time-scale {bad}: must be more than 0 and at most 1")
+            ),
+            other => panic!("{bad}: expected Setup, got {:?}", other.map(|t| t.name())),
+        }
+    }
+    let opts = TargetOptions {
+        time_scale: Some(0.5),
+        ..TargetOptions::default()
+    };
+    match target_from_spec("client-cmd:\"x {bootstrap}\"", &opts) {
+        Err(AdapterError::Setup(m)) => assert_eq!(
+            m,
+            "client-cmd: --time-scale needs {config} in the command (the client's timings are scaled through it)"
+        ),
+        other => panic!("expected Setup, got {:?}", other.map(|t| t.name())),
+    }
+    assert_eq!(
+        target_from_spec(&spec, &opts).map(|t| t.time_scale()).ok(),
+        Some(0.5)
+    );
 }

@@ -120,6 +120,11 @@ pub trait Target: Send + Sync {
     fn time_scale(&self) -> f64 {
         1.0
     }
+    /// The real-clock tolerance the run sets for every scenario (`--profile FILE`'s `timing`
+    /// on a `client-cmd:` target), overriding each scenario profile's; `None`: the scenario's.
+    fn timing(&self) -> Option<crate::model::Timing> {
+        None
+    }
     /// Opens a session set up for one scenario.
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError>;
 }

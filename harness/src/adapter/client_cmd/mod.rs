@@ -60,6 +60,8 @@ pub struct ClientCmdTarget {
     /// `None` when the command takes `{profile}` (the client follows each scenario's).
     readings: Option<crate::model::SpecProfile>,
     time_scale: f64,
+    /// `--profile FILE`'s `timing`, for every scenario.
+    timing: Option<crate::model::Timing>,
 }
 
 impl ClientCmdTarget {
@@ -93,6 +95,7 @@ impl ClientCmdTarget {
             declared: opts.capabilities.clone(),
             readings,
             time_scale,
+            timing: opts.readings.as_ref().map(|p| p.timing.clone()),
         })
     }
 
@@ -167,6 +170,10 @@ impl Target for ClientCmdTarget {
 
     fn time_scale(&self) -> f64 {
         self.time_scale
+    }
+
+    fn timing(&self) -> Option<crate::model::Timing> {
+        self.timing.clone()
     }
 
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
