@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::failure::{StepFail, StepFailure};
 use super::redact::yaml;
 use super::scenario::{Exec, Received};
-use super::timing::STARTUP_ALLOWANCE_MS;
+use super::timing::{STARTUP_ALLOWANCE_MS, STARTUP_NOT_JUDGED};
 use crate::adapter::client_cmd::MAX_REAL_WAIT_MS;
 use crate::adapter::EMULATED_CONTROLLER_NODE;
 use crate::codec::{
@@ -52,7 +52,7 @@ impl Exec<'_> {
                 e.within_ms, e.api
             )));
         };
-        self.awaiting_first_request = false;
+        let first = std::mem::take(&mut self.awaiting_first_request);
         let (node, api_key, version, body_json) = self.take_request(&req)?;
         let want = RequestBody::info_by_name(&e.api).map(|i| i.api_key);
         if Some(api_key) != want {
@@ -85,7 +85,13 @@ impl Exec<'_> {
         }
         if let Some(p) = &e.after_ms {
             let after = req.at_ms.saturating_sub(self.last_step_end);
-            mismatches.extend(self.after_ms(p, after));
+            if first {
+                // On a real clock the client's first request comes after its process started
+                // (an interpreter, a JVM): that time is not on the scenario's timeline.
+                self.record("after_ms", p, STARTUP_NOT_JUDGED.into(), Some(after), true);
+            } else {
+                mismatches.extend(self.after_ms(p, after));
+            }
         }
         if let Some(bounds) = &e.encoded_size {
             mismatches.extend(self.size_mismatch(&req.frame, bounds));
