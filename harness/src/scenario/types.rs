@@ -438,10 +438,12 @@ pub struct ExpectNoRequestStep {
     pub api: Option<String>,
     /// Virtual ms to watch.
     pub within_ms: u64,
-    /// Also valid on a real clock: `within_ms` (at most [`MAX_REAL_TIME_WAIT_MS`]) is then a
-    /// bounded wall-clock wait, so the step needs no virtual clock. On a virtual-clock target
-    /// it is a virtual wait as usual. Only for watches whose outcome does not depend on
-    /// scheduling (e.g. "an older client never sends PushConfig").
+    /// Needs no virtual clock even on a target without `real_clock`: `within_ms` (at most
+    /// [`MAX_REAL_TIME_WAIT_MS`]) is then a bounded wall-clock wait. On a `real_clock` target
+    /// (`client-cmd:`) every `expect_no_request` is a wall-clock watch anyway (scaled, less the
+    /// tolerance: docs/live-clients.md); on a virtual-clock target it is a virtual wait as
+    /// usual. Only for watches whose outcome does not depend on scheduling (e.g. "an older
+    /// client never sends PushConfig").
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub real_time: bool,
 }
