@@ -1,16 +1,20 @@
 //! The `client-cmd:` target end to end with real client processes: a stdlib-only Python
 //! client without KIP-1324 passes every `live-client` scenario (exact counts), one that sends
-//! PushConfig fails them with the exact finding, one that sends an unframeable stream or
-//! exits non-zero errors them with the exact reason (and its output tail); kafka-python
-//! passes them when `KIPCHECK_PYTHON` names a venv with it (skipped, with a message, when
-//! unset, unless `KIPCHECK_REQUIRE_PEERS=1`). Every test is bounded in wall-clock time.
+//! PushConfig fails them with the exact finding, one that sends an unframeable stream, exits
+//! non-zero, or exits 0 before its stdin is closed errors them with the exact reason (its
+//! exit status and stderr tail); `{config}` and `{profile}` hold exactly the documented bytes;
+//! a command without `{config}` cannot run a scenario that configures its client;
+//! kafka-python passes them when `KIPCHECK_PYTHON` names a venv with it (skipped, with a
+//! message, when unset, unless `KIPCHECK_REQUIRE_PEERS=1`). Every test is bounded in
+//! wall-clock time.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use kipcheck::adapter::{target_from_spec, AdapterError, TargetOptions};
+use kipcheck::model::SpecProfile;
 use kipcheck::runner::{run_suite, select, Filters, RunOptions, ScenarioResult, Summary};
-use kipcheck::scenario::load_dir;
+use kipcheck::scenario::{load_dir, Capability};
 
 /// Every test finishes within this, whatever the client does.
 const TEST_BOUND: Duration = Duration::from_secs(90);
@@ -32,15 +36,25 @@ fn fixture(name: &str) -> String {
 
 /// Runs the `live-client` scenarios against `client-cmd:"COMMAND"`.
 async fn run_live(command: &str) -> (Vec<ScenarioResult>, Summary) {
-    let all = load_dir(&repo().join("scenarios")).expect("suite loads");
     let filters = Filters {
         tags: vec!["live-client".into()],
         ..Filters::default()
     };
-    let scenarios = select(all, &filters, None);
-    assert_eq!(scenarios.len(), 2, "the live-client scenarios");
+    run_selected(command, &filters, 2, &TargetOptions::default()).await
+}
+
+/// Runs the `count` scenarios `filters` select against `client-cmd:"COMMAND"` with `opts`.
+async fn run_selected(
+    command: &str,
+    filters: &Filters,
+    count: usize,
+    opts: &TargetOptions,
+) -> (Vec<ScenarioResult>, Summary) {
+    let all = load_dir(&repo().join("scenarios")).expect("suite loads");
+    let scenarios = select(all, filters, None);
+    assert_eq!(scenarios.len(), count, "the selected scenarios");
     let spec = format!("client-cmd:\"{command}\"");
-    let target = target_from_spec(&spec, &TargetOptions::default()).expect("client-cmd target");
+    let target = target_from_spec(&spec, opts).expect("client-cmd target");
     let options = RunOptions {
         seed: 1,
         jobs: 2,
@@ -94,14 +108,14 @@ fn assert_both_passed(results: &[ScenarioResult], summary: &Summary) {
 
 fn older_client(mode: &str) -> String {
     format!(
-        "python3 {} {{bootstrap}} {mode}",
+        "python3 {} {{bootstrap}} {mode} {{config}}",
         fixture("older_client.py")
     )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_older_client_passes_every_live_client_scenario() {
-    let (results, summary) = run_live(&older_client("")).await;
+    let (results, summary) = run_live(&older_client("normal")).await;
     assert_both_passed(&results, &summary);
 }
 
@@ -149,7 +163,7 @@ async fn garbage_from_the_client_errors_the_scenario() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_crashing_client_errors_the_scenario_with_its_output_tail() {
+async fn a_crashing_client_errors_the_scenario_with_its_stderr_tail() {
     let (results, summary) = run_live(&older_client("crash")).await;
     for (id, verdict, m) in verdicts(&results) {
         assert_eq!(verdict, "Errored", "{id}");
@@ -157,13 +171,91 @@ async fn a_crashing_client_errors_the_scenario_with_its_output_tail() {
         assert!(m.starts_with("target failed: client \"python3 "), "{m}");
         assert!(
             m.ends_with(
-                "crash\" exited (exit status: 3); output tail:\n\
+                "exited (exit status: 3) before kipcheck closed its stdin; stderr tail:\n\
                  older_client: simulated crash after ApiVersions"
             ),
             "{m}"
         );
     }
     assert_eq!((summary.passed, summary.failed, summary.errored), (0, 0, 2));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_exits_0_before_its_stdin_is_closed_errors_the_scenario() {
+    let (results, summary) = run_live(&older_client("exit")).await;
+    for (id, verdict, m) in verdicts(&results) {
+        assert_eq!(verdict, "Errored", "{id}");
+        let m = m.expect("a message");
+        assert!(m.starts_with("target failed: client \"python3 "), "{m}");
+        assert!(m.contains(" exit /"), "{m}");
+        assert!(
+            m.ends_with(
+                "client.properties\" exited (exit status: 0) before kipcheck closed its stdin; \
+                 stderr tail:\nolder_client: done, exiting early"
+            ),
+            "{m}"
+        );
+    }
+    assert_eq!((summary.passed, summary.failed, summary.errored), (0, 0, 2));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn config_and_profile_files_hold_the_documented_bytes() {
+    let out = std::env::temp_dir().join(format!("kipcheck-cfg-test-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    let o = out.display();
+    let id = "c1324-live-older-client-no-push";
+    let command = format!(
+        "cp {{config}} {o}/config && cp {{profile}} {o}/profile && echo {{client_type}} {{bootstrap}} > {o}/args && {}",
+        older_client("normal")
+    );
+    let filters = Filters {
+        ids: vec![id.into()],
+        ..Filters::default()
+    };
+    let (results, _) = run_selected(&command, &filters, 1, &TargetOptions::default()).await;
+    assert_eq!(
+        verdicts(&results),
+        vec![(id.to_owned(), "Passed".to_owned(), None)]
+    );
+    let args = std::fs::read_to_string(out.join("args")).unwrap();
+    let (client_type, bootstrap) = args.trim().split_once(' ').unwrap();
+    assert_eq!(client_type, "admin");
+    let seed = kipcheck::runner::scenario_seed(1, id);
+    assert_eq!(
+        std::fs::read_to_string(out.join("config")).unwrap(),
+        format!(
+            "# kipcheck scenario {id} (seed {seed})\n\
+             bootstrap.servers={}\n\
+             enable.config.push=false\n\
+             kipcheck.client.embedded=false\n\
+             kipcheck.client.type=admin\n",
+            bootstrap.replace(':', "\\:")
+        )
+    );
+    let scenario = select(load_dir(&repo().join("scenarios")).unwrap(), &filters, None).remove(0);
+    assert_eq!(
+        std::fs::read_to_string(out.join("profile")).unwrap(),
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&scenario.profile).unwrap()
+        )
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_without_config_cannot_run_a_scenario_that_configures_its_client() {
+    let command = format!("python3 {} {{bootstrap}}", fixture("older_client.py"));
+    let (results, summary) = run_live(&command).await;
+    for r in &results {
+        assert_eq!(format!("{:?}", r.verdict), "Unsupported", "{}", r.id);
+        assert_eq!(
+            r.unsupported_reason.as_deref(),
+            Some("the command has no {config}: the client cannot be configured")
+        );
+    }
+    assert_eq!(summary.unsupported, 2);
 }
 
 #[test]
@@ -198,9 +290,114 @@ async fn kafka_python_passes_every_live_client_scenario() {
         }
     };
     let command = format!(
-        "{python} {} {{bootstrap}}",
+        "{python} {} {{bootstrap}} {{config}}",
         fixture("kafka_python_client.py")
     );
     let (results, summary) = run_live(&command).await;
     assert_both_passed(&results, &summary);
+}
+
+/// The one scenario the user-request tests run: an old broker, so a client without KIP-1324
+/// (the fixture) is right to release the user request at the ApiVersions answer.
+fn old_broker_only() -> Filters {
+    Filters {
+        ids: vec!["c1324-old-broker-only-skip".into()],
+        ..Filters::default()
+    }
+}
+
+/// `--time-scale 0.02` (the scenario's 120 s watch becomes 2.4 s) and a generous tolerance
+/// (2 s: the test must not depend on a loaded machine's scheduling).
+fn scaled_options(capabilities: Vec<Capability>) -> TargetOptions {
+    let mut profile = SpecProfile::default();
+    profile.timing.tolerance_ms = 2000;
+    TargetOptions {
+        capabilities,
+        readings: Some(profile),
+        time_scale: Some(0.02),
+        ..TargetOptions::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_user_request_channel_judges_releases_on_the_real_clock() {
+    let opts = scaled_options(vec![Capability::UserRequests]);
+    let (results, summary) =
+        run_selected(&older_client("normal"), &old_broker_only(), 1, &opts).await;
+    assert_eq!(
+        verdicts(&results),
+        vec![("c1324-old-broker-only-skip".into(), "Passed".into(), None)]
+    );
+    assert_eq!((summary.passed, summary.steps_judged), (1, 3));
+    // Each judged timing is recorded with its window: (step, check, expected, accepted).
+    let t: Vec<_> = results[0]
+        .timings
+        .iter()
+        .map(|t| {
+            (
+                t.step,
+                t.check.as_str(),
+                t.expected.as_str(),
+                t.accepted.as_str(),
+                t.ok,
+            )
+        })
+        .collect();
+    assert_eq!(
+        t,
+        vec![
+            // The first request after start may take the client's start-up time.
+            (2, "within_ms", "1000", "10000", true),
+            (5, "within_ms", "0", "2000", true),
+            // after_ms: 0 -> 0 ms scaled, then 2000 ms + 10 % either way.
+            (5, "after_ms", "0", "{\"$range\":[0,2000]}", true),
+            // 120000 ms x 0.02 = 2400 ms, less 2000 ms + 240 ms.
+            (6, "no_request_within_ms", "120000", "160", true),
+        ]
+    );
+    let released = results[0].timings[2].measured_ms.expect("measured");
+    assert!(released <= 2000, "{released}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_the_user_requests_capability_user_request_scenarios_are_unsupported() {
+    let opts = scaled_options(Vec::new());
+    let (results, _) = run_selected(&older_client("normal"), &old_broker_only(), 1, &opts).await;
+    assert_eq!(
+        results[0].unsupported_reason.as_deref(),
+        Some("target lacks user_requests")
+    );
+}
+
+#[test]
+fn a_time_scale_outside_0_to_1_or_without_config_is_refused() {
+    let spec = format!("client-cmd:\"{}\"", older_client("normal"));
+    for bad in [0.0, -1.0, 1.5, f64::NAN] {
+        let opts = TargetOptions {
+            time_scale: Some(bad),
+            ..TargetOptions::default()
+        };
+        match target_from_spec(&spec, &opts) {
+            Err(AdapterError::Setup(m)) => assert_eq!(
+                m,
+                format!("--time-scale {bad}: must be more than 0 and at most 1")
+            ),
+            other => panic!("{bad}: expected Setup, got {:?}", other.map(|t| t.name())),
+        }
+    }
+    let opts = TargetOptions {
+        time_scale: Some(0.5),
+        ..TargetOptions::default()
+    };
+    match target_from_spec("client-cmd:\"x {bootstrap}\"", &opts) {
+        Err(AdapterError::Setup(m)) => assert_eq!(
+            m,
+            "client-cmd: --time-scale needs {config} in the command (the client's timings are scaled through it)"
+        ),
+        other => panic!("expected Setup, got {:?}", other.map(|t| t.name())),
+    }
+    assert_eq!(
+        target_from_spec(&spec, &opts).map(|t| t.time_scale()).ok(),
+        Some(0.5)
+    );
 }

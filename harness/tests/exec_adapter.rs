@@ -229,6 +229,7 @@ async fn open_session(
 async fn open_scenario(target: &ExecTarget, id: &str) -> Box<dyn kipcheck::adapter::Session> {
     let s = one(id);
     let config = SessionConfig {
+        id: s.file.id.clone(),
         setup: s.file.setup.clone(),
         profile: s.profile.clone(),
         seed: 1,

@@ -55,13 +55,14 @@ impl StderrTail {
                 if n == 0 {
                     break;
                 }
-                let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
-                t.extend(&buf[..n]);
-                while t.len() > cap {
-                    t.pop_front();
-                }
+                push_capped(&tail, &buf[..n], cap);
             }
         })
+    }
+
+    /// Appends `bytes`, keeping the last `cap`.
+    pub(crate) fn push(&self, bytes: &[u8], cap: usize) {
+        push_capped(&self.bytes, bytes, cap);
     }
 
     /// The tail as text.
@@ -71,6 +72,14 @@ impl StderrTail {
         let mut all = a.to_vec();
         all.extend_from_slice(b);
         String::from_utf8_lossy(&all).trim_end().to_owned()
+    }
+}
+
+fn push_capped(tail: &Mutex<VecDeque<u8>>, bytes: &[u8], cap: usize) {
+    let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+    t.extend(bytes);
+    while t.len() > cap {
+        t.pop_front();
     }
 }
 

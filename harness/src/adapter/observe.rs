@@ -28,6 +28,14 @@ impl Target for Unobserved {
         caps
     }
 
+    fn time_scale(&self) -> f64 {
+        self.0.time_scale()
+    }
+
+    fn timing(&self) -> Option<crate::model::Timing> {
+        self.0.timing()
+    }
+
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
         Ok(Box::new(UnobservedSession(self.0.open(config).await?)))
     }
@@ -57,6 +65,9 @@ impl Session for UnobservedSession {
     }
     async fn advance(&mut self, ms: u64) -> Result<(), AdapterError> {
         self.0.advance(ms).await
+    }
+    async fn finish(&mut self) -> Result<(), AdapterError> {
+        self.0.finish().await
     }
     fn now_ms(&self) -> u64 {
         self.0.now_ms()

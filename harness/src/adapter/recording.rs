@@ -85,6 +85,14 @@ impl Target for RecordingTarget {
         self.inner.capabilities()
     }
 
+    fn time_scale(&self) -> f64 {
+        self.inner.time_scale()
+    }
+
+    fn timing(&self) -> Option<crate::model::Timing> {
+        self.inner.timing()
+    }
+
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
         let numbers = config.profile.provisional;
         let inner = self.inner.open(config).await?;
@@ -194,6 +202,10 @@ impl Session for RecordingSession {
 
     async fn advance(&mut self, ms: u64) -> Result<(), AdapterError> {
         self.inner.advance(ms).await
+    }
+
+    async fn finish(&mut self) -> Result<(), AdapterError> {
+        self.inner.finish().await
     }
 
     fn now_ms(&self) -> u64 {

@@ -106,6 +106,7 @@ impl ReferenceSession {
             profile,
             seed,
             roles,
+            ..
         } = config;
         let setup_err = |e: &dyn std::fmt::Display| AdapterError::Setup(e.to_string());
         let mut connect_on_start = Vec::new();

@@ -32,6 +32,9 @@ pub struct TargetOptions {
     /// told a scenario's profile, so a scenario that sets a reading differently is
     /// unsupported with that reason.
     pub readings: Option<crate::model::SpecProfile>,
+    /// `client-cmd:` only: `--time-scale F` (0 < F <= 1, default 1): timing keys of the
+    /// client's `{config}` and every timing window the runner checks are multiplied by F.
+    pub time_scale: Option<f64>,
 }
 
 /// Target kinds, as listed in error messages and `--help`.

@@ -96,6 +96,8 @@ pub enum PeerAction {
 /// Everything a session is created from.
 #[derive(Clone, Debug)]
 pub struct SessionConfig {
+    /// The scenario's id.
+    pub id: String,
     /// Scenario setup.
     pub setup: Setup,
     /// The spec profile in force.
@@ -113,6 +115,16 @@ pub trait Target: Send + Sync {
     fn name(&self) -> String;
     /// What it can do.
     fn capabilities(&self) -> Capabilities;
+    /// The `--time-scale` factor a real-clock target runs at (docs/live-clients.md): the
+    /// runner multiplies every timing window by it. 1 for every other target.
+    fn time_scale(&self) -> f64 {
+        1.0
+    }
+    /// The real-clock tolerance the run sets for every scenario (`--profile FILE`'s `timing`
+    /// on a `client-cmd:` target), overriding each scenario profile's; `None`: the scenario's.
+    fn timing(&self) -> Option<crate::model::Timing> {
+        None
+    }
     /// Opens a session set up for one scenario.
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError>;
 }
@@ -134,6 +146,12 @@ pub trait Session: Send {
     async fn respond(&mut self, node: i32, frame: Vec<u8>) -> Result<(), AdapterError>;
     /// The next user request the client released: `(id, at_ms)`, waiting at most `within_ms`.
     async fn next_release(&mut self, within_ms: u64) -> Result<Option<(u64, u64)>, AdapterError>;
+    /// The scenario's steps are done (not called when a step failed: the session is then just
+    /// dropped). A `client-cmd:` client's stdin is closed and it is given 2 s to exit; an
+    /// error if it exited before.
+    async fn finish(&mut self) -> Result<(), AdapterError> {
+        Ok(())
+    }
     /// Advances the target's clock (virtual clock only).
     async fn advance(&mut self, ms: u64) -> Result<(), AdapterError>;
     /// Target time now, ms since the session started.

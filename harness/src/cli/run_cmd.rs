@@ -80,6 +80,10 @@ pub struct RunArgs {
     /// differently are unsupported with that reason. Default: the built-in profile.
     #[arg(long, value_name = "FILE")]
     profile: Option<PathBuf>,
+    /// `client-cmd:`: run the client's timeline F times as fast (0 < F <= 1): timing keys of
+    /// its `{config}` and every timing window are multiplied by F (docs/live-clients.md).
+    #[arg(long, value_name = "F")]
+    time_scale: Option<f64>,
     /// Fail the run (exit 5) if fewer than N scenarios judged the target: a CI gate that
     /// notices when a target stops being asked what it used to be.
     #[arg(long, value_name = "N")]
@@ -123,6 +127,7 @@ fn target_for(a: &RunArgs) -> anyhow::Result<Arc<dyn Target>> {
         exec_call_timeout: a.exec_call_timeout_ms.map(Duration::from_millis),
         exec_max_line_bytes: a.exec_max_line_bytes,
         readings,
+        time_scale: a.time_scale,
     };
     let target = target_from_spec(&a.target, &opts)?;
     Ok(match a.observe {
@@ -283,6 +288,9 @@ fn command_line(a: &RunArgs, seed: u64) -> String {
     if let Some(p) = &a.profile {
         c.push("--profile".into());
         c.push(shell_word(&p.display().to_string()));
+    }
+    if let Some(f) = a.time_scale {
+        c.push(format!("--time-scale {f}"));
     }
     if let Some(b) = &a.baseline {
         c.push("--baseline".into());

@@ -114,6 +114,7 @@ mod tests {
             failure,
             duration_ms: 1.0,
             simulated_ms: 0,
+            timings: Vec::new(),
             reproduce: String::new(),
         }
     }

@@ -42,7 +42,7 @@ pub use invariants::InvariantViolation;
 pub use profile::{
     AuditDirection, BrokerEntryChecks, DefaultKeyLists, Defaults, IncrementalInvalidValue,
     MvValidatorInclusion, ProfileError, RegistrationRejection, RequestTimeoutAction,
-    Reregistration, SizeMeasure, SpecProfile, UnadvertisedPushConfigReply,
+    Reregistration, SizeMeasure, SpecProfile, Timing, UnadvertisedPushConfigReply,
     UpdateFeaturesPrecedence,
 };
 pub use rng::ModelRng;

@@ -261,6 +261,36 @@ impl Default for Defaults {
     }
 }
 
+/// How far a timing measured on a real clock (a `client-cmd:` target) may stray from the
+/// scenario's expected value: `tolerance_ms + tolerance_ratio × expected` either way
+/// (docs/live-clients.md). Not a reading: no target follows another "timing", and the model
+/// never reads it (a virtual clock is exact).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Timing {
+    /// Absolute slack, ms: 25 (scheduling, loopback I/O, reading a pipe).
+    pub tolerance_ms: u64,
+    /// Relative slack: 0.10 (timer granularity grows with the duration).
+    pub tolerance_ratio: f64,
+}
+
+impl Default for Timing {
+    fn default() -> Self {
+        Self {
+            tolerance_ms: 25,
+            tolerance_ratio: 0.10,
+        }
+    }
+}
+
+impl Timing {
+    /// The slack allowed around an expected `ms` (rounded up).
+    pub fn tolerance(&self, ms: u64) -> u64 {
+        self.tolerance_ms
+            .saturating_add((ms as f64 * self.tolerance_ratio).ceil() as u64)
+    }
+}
+
 /// Every knob of the model. `SpecProfile::default()` is kip-notes' recommended reading.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -306,6 +336,8 @@ pub struct SpecProfile {
     pub first_static_configs_version: i16,
     /// Default `config.push.allowed.keys` per client type (§6 A6).
     pub default_keys: DefaultKeyLists,
+    /// Tolerance of timings judged on a real clock (not a reading).
+    pub timing: Timing,
 }
 
 impl Default for SpecProfile {
@@ -327,6 +359,7 @@ impl Default for SpecProfile {
             static_config_persistence_level: 35,
             first_static_configs_version: 6,
             default_keys: DefaultKeyLists::default(),
+            timing: Timing::default(),
         }
     }
 }
@@ -371,6 +404,13 @@ impl SpecProfile {
             return Err(ProfileError::Invalid {
                 field: "defaults.retry_backoff_jitter",
                 reason: format!("{j} is not in [0, 1)"),
+            });
+        }
+        let r = self.timing.tolerance_ratio;
+        if !(0.0..1.0).contains(&r) {
+            return Err(ProfileError::Invalid {
+                field: "timing.tolerance_ratio",
+                reason: format!("{r} is not in [0, 1)"),
             });
         }
         if self.first_static_configs_version < 0 {
@@ -488,6 +528,30 @@ mod tests {
                 Reregistration::Merge
             )
         );
+    }
+
+    #[test]
+    fn timing_tolerance_defaults_to_25_ms_and_10_percent() {
+        let t = SpecProfile::default().timing;
+        assert_eq!((t.tolerance_ms, t.tolerance_ratio), (25, 0.10));
+        assert_eq!(
+            [
+                t.tolerance(0),
+                t.tolerance(100),
+                t.tolerance(101),
+                t.tolerance(3000)
+            ],
+            [25, 35, 36, 325]
+        );
+        let p = SpecProfile::from_yaml("timing: { tolerance_ms: 5 }\n").unwrap();
+        assert_eq!((p.timing.tolerance_ms, p.timing.tolerance_ratio), (5, 0.10));
+        assert!(matches!(
+            SpecProfile::from_yaml("timing: { tolerance_ratio: 1.0 }\n"),
+            Err(ProfileError::Invalid {
+                field: "timing.tolerance_ratio",
+                ..
+            })
+        ));
     }
 
     #[test]

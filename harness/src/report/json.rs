@@ -5,7 +5,9 @@
 use serde::Serialize;
 
 use super::record::RunRecord;
-use crate::runner::{Failure, Grade, Summary, UnsupportedCause, Verdict, FORMAT_VERSION};
+use crate::runner::{
+    Failure, Grade, Summary, TimingCheck, UnsupportedCause, Verdict, FORMAT_VERSION,
+};
 
 /// File name of the JSON report inside the report directory.
 pub const JSON_FILE: &str = "results.json";
@@ -42,6 +44,9 @@ struct ScenarioEntry<'a> {
     simulated_ms: u64,
     reproduce: &'a str,
     diff: Option<&'a Failure>,
+    /// Timings judged on a real clock (absent on a virtual clock).
+    #[serde(skip_serializing_if = "<[TimingCheck]>::is_empty")]
+    timings: &'a [TimingCheck],
 }
 
 /// Renders `results.json` (pretty-printed, with a final newline). Run facts missing from the
@@ -77,6 +82,7 @@ pub fn render_json(record: &RunRecord) -> Result<String, serde_json::Error> {
                 simulated_ms: r.simulated_ms,
                 reproduce: &r.reproduce,
                 diff: r.failure.as_ref(),
+                timings: &r.timings,
             })
             .collect(),
     };

@@ -156,8 +156,29 @@ pub(crate) fn failure_block(r: &ScenarioResult, opts: BlockOptions) -> String {
             out.push_str(&hex_block(hex, opts.max_hex_rows));
         }
     }
+    if opts.full && !r.timings.is_empty() {
+        let _ = writeln!(out, "  timings on the real clock ({}):", r.timings.len());
+        for t in &r.timings {
+            let _ = writeln!(out, "    - {}", timing_line(t));
+        }
+    }
     let _ = writeln!(out, "  reproduce: {}", p.bold(&r.reproduce));
     out
+}
+
+/// One judged timing (step index 0-based, as in results.json): `step 5 after_ms: expected 0, accepted {"$range":[0,25]}, measured 3 ms`.
+pub(crate) fn timing_line(t: &crate::runner::TimingCheck) -> String {
+    let measured = t
+        .measured_ms
+        .map_or_else(|| "nothing came".to_owned(), |m| format!("measured {m} ms"));
+    format!(
+        "step {} {}: expected {}, accepted {}, {measured}{}",
+        t.step,
+        t.check,
+        t.expected,
+        t.accepted,
+        if t.ok { "" } else { " (rejected)" }
+    )
 }
 
 /// The insta-style table: legend, two right-aligned gutters, `│`, dotted hunk separators.
@@ -249,4 +270,32 @@ pub(crate) fn hex_block(hex: &str, max_rows: usize) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod timing_tests {
+    use super::timing_line;
+    use crate::runner::TimingCheck;
+
+    #[test]
+    fn a_timing_line_shows_expected_accepted_and_measured() {
+        let mut t = TimingCheck {
+            step: 5,
+            check: "after_ms".into(),
+            expected: "0".into(),
+            accepted: "{\"$range\":[0,25]}".into(),
+            measured_ms: Some(3),
+            ok: true,
+        };
+        assert_eq!(
+            timing_line(&t),
+            "step 5 after_ms: expected 0, accepted {\"$range\":[0,25]}, measured 3 ms"
+        );
+        t.measured_ms = None;
+        t.ok = false;
+        assert_eq!(
+            timing_line(&t),
+            "step 5 after_ms: expected 0, accepted {\"$range\":[0,25]}, nothing came (rejected)"
+        );
+    }
 }

@@ -145,6 +145,28 @@ pub struct Failure {
     pub raw_hex: Option<String>,
 }
 
+/// One timing judged on a real clock (docs/live-clients.md): what the scenario expects, the
+/// window accepted on this target (after `--time-scale` and the profile's tolerance), and
+/// what was measured.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TimingCheck {
+    /// Index of the step (0-based).
+    pub step: usize,
+    /// What was timed: `after_ms` (a request or release since the previous step ended),
+    /// `within_ms` (a request or release due within), `no_request_within_ms`,
+    /// `no_release_within_ms` (a watch that nothing comes).
+    pub check: String,
+    /// The expectation as the scenario writes it (JSON), e.g. `{"$range":[80,120]}` or `1000`.
+    pub expected: String,
+    /// What was accepted on this target, e.g. `{"$range":[47,157]}`, or the watched/waited
+    /// ms for `within_ms` and the watches.
+    pub accepted: String,
+    /// Measured ms since the previous step ended; `None`: nothing came.
+    pub measured_ms: Option<u64>,
+    /// Whether the measured value was accepted.
+    pub ok: bool,
+}
+
 /// The result of one scenario.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ScenarioResult {
@@ -180,6 +202,10 @@ pub struct ScenarioResult {
     pub duration_ms: f64,
     /// Simulated time the scenario covered (virtual clock), in ms.
     pub simulated_ms: u64,
+    /// Timings judged on a real clock, in step order (empty on a virtual clock, where every
+    /// timing is exact and the step's own result says it all).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub timings: Vec<TimingCheck>,
     /// The command that reruns exactly this scenario.
     pub reproduce: String,
 }

@@ -104,6 +104,7 @@ pub async fn run_suite(
             failure: outcome.failure,
             duration_ms: elapsed.as_secs_f64() * 1000.0,
             simulated_ms: outcome.simulated_ms,
+            timings: outcome.timings,
             reproduce: format!(
                 "{} --seed {} --id {}",
                 base_command(&options.command),

@@ -59,6 +59,14 @@ pub enum Capability {
     StaticConfigs,
     /// The client's user configuration and type can be set.
     ClientConfig,
+    /// The target runs on the wall clock (`client-cmd:`, always): timed steps are judged on it
+    /// with the profile's `timing` tolerance, scaled by `--time-scale` (docs/live-clients.md).
+    RealClock,
+    /// The `client-cmd:` client program speaks the user-request channel: a `user_request <id>`
+    /// line on its stdin per application request, `released <id>` on its stdout when the
+    /// request may proceed (in-process and `exec:` targets take user requests through their
+    /// own interface and need no declaration).
+    UserRequests,
 }
 
 impl Role {
@@ -430,10 +438,12 @@ pub struct ExpectNoRequestStep {
     pub api: Option<String>,
     /// Virtual ms to watch.
     pub within_ms: u64,
-    /// Also valid on a real clock: `within_ms` (at most [`MAX_REAL_TIME_WAIT_MS`]) is then a
-    /// bounded wall-clock wait, so the step needs no virtual clock. On a virtual-clock target
-    /// it is a virtual wait as usual. Only for watches whose outcome does not depend on
-    /// scheduling (e.g. "an older client never sends PushConfig").
+    /// Needs no virtual clock even on a target without `real_clock`: `within_ms` (at most
+    /// [`MAX_REAL_TIME_WAIT_MS`]) is then a bounded wall-clock wait. On a `real_clock` target
+    /// (`client-cmd:`) every `expect_no_request` is a wall-clock watch anyway (scaled, less the
+    /// tolerance: docs/live-clients.md); on a virtual-clock target it is a virtual wait as
+    /// usual. Only for watches whose outcome does not depend on scheduling (e.g. "an older
+    /// client never sends PushConfig").
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub real_time: bool,
 }
@@ -553,15 +563,23 @@ pub enum Step {
 impl Step {
     /// Capabilities this step needs. Observation steps need none: where the target reports
     /// no events they are recorded as not observed (a scenario that only an observation can
-    /// judge says `requires: [events]`).
-    pub fn needs(&self) -> Vec<Capability> {
+    /// judge says `requires: [events]`). On a target with a real clock (`real_clock`) every
+    /// timed step runs on the wall clock (waits, sleeps, tolerance windows) and needs no
+    /// virtual clock; user requests then need the `user_requests` channel.
+    pub fn needs(&self, real_clock: bool) -> Vec<Capability> {
         match self {
+            Step::Failover => vec![Capability::Failover],
+            Step::UserRequest { .. } | Step::ExpectReleased(_) | Step::ExpectNoRelease { .. }
+                if real_clock =>
+            {
+                vec![Capability::UserRequests]
+            }
+            _ if real_clock => Vec::new(),
             Step::ExpectNoRequest(s) if s.real_time => Vec::new(),
             Step::Advance { .. } | Step::ExpectNoRequest(_) => vec![Capability::VirtualClock],
             Step::ExpectNoRelease { within_ms } if *within_ms > 0 => vec![Capability::VirtualClock],
             Step::ExpectRequest(s) if s.after_ms.is_some() => vec![Capability::VirtualClock],
             Step::ExpectReleased(s) if s.after_ms.is_some() => vec![Capability::VirtualClock],
-            Step::Failover => vec![Capability::Failover],
             Step::Timeout { .. } => vec![Capability::VirtualClock],
             _ => Vec::new(),
         }

@@ -1,14 +1,43 @@
 """A stdlib-only Kafka client without KIP-1324, for kipcheck's client-cmd: tests.
 
-Usage: older_client.py HOST:PORT [MODE]
-  (no mode)  ApiVersions v3, then Metadata v4 (all topics), read both answers, exit 0.
-  push       the same, then a PushConfig v0 (api key 95, an empty config list); exit 0.
-  garbage    send a negative frame size, then exit 0.
+Usage: older_client.py HOST:PORT [MODE] [CONFIG]
+  (no mode, or "normal")  ApiVersions v3, then Metadata v4 (all topics), read both answers,
+             then wait for kipcheck to close stdin (the client-cmd: process lifetime); exit 0.
+             User requests (`user_request <id>` lines on stdin) are released (`released <id>`
+             on stdout) once the ApiVersions answer is in: an older client never waits for a
+             handshake.
+  push       the same, then a PushConfig v0 (api key 95, an empty config list).
+  garbage    send a negative frame size, then wait for stdin to close.
   crash      send ApiVersions v3, read the answer, print to stderr, exit 3.
+  exit       the normal exchange, then exit 0 at once (without waiting for stdin to close).
+CONFIG (kipcheck's {config}) is read and checked to name kipcheck.client.type when given.
 """
 import socket
 import struct
 import sys
+import threading
+
+lock = threading.Lock()
+state = {"released": False, "pending": []}
+
+
+def release(ids):
+    for i in ids:
+        sys.stdout.write("released %d\n" % i)
+    sys.stdout.flush()
+
+
+def read_stdin(eof):
+    """The user-request channel: queue requests until the ApiVersions answer, then release."""
+    for line in sys.stdin:
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "user_request":
+            with lock:
+                if state["released"]:
+                    release([int(parts[1])])
+                else:
+                    state["pending"].append(int(parts[1]))
+    eof.set()
 
 
 def frame(api_key, version, corr, body, flexible):
@@ -37,16 +66,26 @@ def read_exact(sock, n):
 
 def main():
     host, port = sys.argv[1].rsplit(":", 1)
-    mode = sys.argv[2] if len(sys.argv) > 2 else ""
+    mode = sys.argv[2] if len(sys.argv) > 2 else "normal"
+    if len(sys.argv) > 3:
+        with open(sys.argv[3], encoding="utf-8") as f:
+            if "\nkipcheck.client.type=" not in f.read():
+                raise SystemExit("older_client: the config names no kipcheck.client.type")
+    eof = threading.Event()
+    threading.Thread(target=read_stdin, args=(eof,), daemon=True).start()
     sock = socket.create_connection((host, int(port)), timeout=10)
     if mode == "garbage":
         sock.sendall(struct.pack(">i", -5) + b"junk")
+        eof.wait()
         return 0
     # ApiVersions v3 (flexible): compact strings software name/version, tagged fields.
     name, ver = b"older", b"1.0"
     body = bytes([len(name) + 1]) + name + bytes([len(ver) + 1]) + ver + b"\x00"
     sock.sendall(frame(18, 3, 1, body, True))
     read_frame(sock)
+    with lock:
+        state["released"] = True
+        release(state["pending"])
     if mode == "crash":
         sys.stderr.write("older_client: simulated crash after ApiVersions\n")
         return 3
@@ -56,6 +95,10 @@ def main():
     if mode == "push":
         # PushConfig v0 (flexible): an empty compact array of configs, tagged fields.
         sock.sendall(frame(95, 0, 3, b"\x01\x00", True))
+    if mode == "exit":
+        sys.stderr.write("older_client: done, exiting early\n")
+        return 0
+    eof.wait()
     sock.close()
     return 0
 

@@ -68,6 +68,7 @@ fn result(id: &str, area: &str, kip: &str, verdict: Verdict) -> ScenarioResult {
         failure: None,
         duration_ms: 1.5,
         simulated_ms: 1000,
+        timings: vec![],
         reproduce: format!("kipcheck run --target reference --seed 42 --id {id}"),
     }
 }

@@ -10,6 +10,8 @@ use serde_json::Value;
 use super::failure::{StepFail, StepFailure};
 use super::redact::yaml;
 use super::scenario::{Exec, Received};
+use super::timing::{STARTUP_ALLOWANCE_MS, STARTUP_NOT_JUDGED};
+use crate::adapter::client_cmd::MAX_REAL_WAIT_MS;
 use crate::adapter::EMULATED_CONTROLLER_NODE;
 use crate::codec::{
     self, limits::DEFAULT_MAX_FRAME_SIZE, to_hex, ApiKey, Message, PushConfigRequest, RequestBody,
@@ -17,7 +19,7 @@ use crate::codec::{
 };
 use crate::model::broker::measure;
 use crate::model::SizeMeasure;
-use crate::runner::events::Mismatch;
+use crate::runner::events::{Mismatch, TimingCheck};
 use crate::scenario::load::response_body;
 use crate::scenario::matcher::{compare, compare_with};
 use crate::scenario::{
@@ -27,12 +29,30 @@ use crate::scenario::{
 impl Exec<'_> {
     /// `expect_request`: the client target sends the expected request.
     pub(super) async fn expect_request(&mut self, e: &ExpectRequestStep) -> Result<(), StepFail> {
-        let Some(req) = self.session.next_request(e.within_ms).await? else {
+        let wait = match &self.real {
+            Some(t) if self.awaiting_first_request => {
+                t.deadline(e.within_ms).max(STARTUP_ALLOWANCE_MS)
+            }
+            Some(t) => t.deadline(e.within_ms),
+            None => e.within_ms,
+        };
+        let got = self.session.next_request(wait).await?;
+        let measured = got
+            .as_ref()
+            .map(|r| r.at_ms.saturating_sub(self.last_step_end));
+        self.record_within(e.within_ms, wait, measured);
+        let Some(req) = got else {
+            let waited = if wait == e.within_ms {
+                String::new()
+            } else {
+                format!(", waited {wait} ms on the real clock")
+            };
             return Err(StepFailure::msg(format!(
-                "no request within {} ms (expected {})",
+                "no request within {} ms (expected {}{waited})",
                 e.within_ms, e.api
             )));
         };
+        let first = std::mem::take(&mut self.awaiting_first_request);
         let (node, api_key, version, body_json) = self.take_request(&req)?;
         let want = RequestBody::info_by_name(&e.api).map(|i| i.api_key);
         if Some(api_key) != want {
@@ -65,13 +85,13 @@ impl Exec<'_> {
         }
         if let Some(p) = &e.after_ms {
             let after = req.at_ms.saturating_sub(self.last_step_end);
-            mismatches.extend(compare(
-                p,
-                Some(&Value::from(after)),
-                MatchMode::Subset,
-                &self.numbers,
-                "after_ms",
-            ));
+            if first {
+                // On a real clock the client's first request comes after its process started
+                // (an interpreter, a JVM): that time is not on the scenario's timeline.
+                self.record("after_ms", p, STARTUP_NOT_JUDGED.into(), Some(after), true);
+            } else {
+                mismatches.extend(self.after_ms(p, after));
+            }
         }
         if let Some(bounds) = &e.encoded_size {
             mismatches.extend(self.size_mismatch(&req.frame, bounds));
@@ -103,7 +123,12 @@ impl Exec<'_> {
             .ok_or_else(|| StepFailure::msg("respond: unknown API"))?;
         let body = match &r.body {
             Some(b) => {
-                response_body(info.name, Some(b), &self.numbers).map_err(StepFailure::msg)?
+                // Time values kipcheck sends run on the client's (scaled) timeline too.
+                let b = match &self.real {
+                    Some(t) => t.scale_body(b),
+                    None => b.clone(),
+                };
+                response_body(info.name, Some(&b), &self.numbers).map_err(StepFailure::msg)?
             }
             None => self.default_response(r.to, req.api_key),
         };
@@ -121,7 +146,31 @@ impl Exec<'_> {
         &mut self,
         e: &ExpectNoRequestStep,
     ) -> Result<(), StepFail> {
-        let deadline = self.session.now_ms() + e.within_ms;
+        let watch = self
+            .real
+            .as_ref()
+            .map_or(e.within_ms, |t| t.quiet(e.within_ms));
+        let deadline = self.session.now_ms() + watch;
+        let outcome = self.watch_no_request(e, deadline).await;
+        let measured = match &outcome {
+            Err(_) => Some(self.session.now_ms().saturating_sub(self.last_step_end)),
+            Ok(()) => None,
+        };
+        self.record(
+            "no_request_within_ms",
+            &Value::from(e.within_ms),
+            watch.to_string(),
+            measured,
+            outcome.is_ok(),
+        );
+        outcome
+    }
+
+    async fn watch_no_request(
+        &mut self,
+        e: &ExpectNoRequestStep,
+        deadline: u64,
+    ) -> Result<(), StepFail> {
         loop {
             let left = deadline.saturating_sub(self.session.now_ms());
             let Some(req) = self.session.next_request(left).await? else {
@@ -149,7 +198,17 @@ impl Exec<'_> {
     }
     /// `expect_no_release`: no user request is released so far, or within `within_ms`.
     pub(super) async fn expect_no_release(&mut self, within_ms: u64) -> Result<(), StepFail> {
-        if let Some((id, at)) = self.session.next_release(within_ms).await? {
+        let watch = self.real.as_ref().map_or(within_ms, |t| t.quiet(within_ms));
+        let got = self.session.next_release(watch).await?;
+        let measured = got.map(|(_, at)| at.saturating_sub(self.last_step_end));
+        self.record(
+            "no_release_within_ms",
+            &Value::from(within_ms),
+            watch.to_string(),
+            measured,
+            got.is_none(),
+        );
+        if let Some((id, at)) = got {
             let mut fail = StepFailure::msg(format!(
                 "expected no user request released yet, but user request {id} was released at {at} ms"
             ));
@@ -162,7 +221,14 @@ impl Exec<'_> {
 
     /// `expect_released`: the user request is released in time.
     pub(super) async fn expect_released(&mut self, e: &ExpectReleasedStep) -> Result<(), StepFail> {
-        let Some((id, at)) = self.session.next_release(e.within_ms).await? else {
+        let wait = self
+            .real
+            .as_ref()
+            .map_or(e.within_ms, |t| t.deadline(e.within_ms));
+        let got = self.session.next_release(wait).await?;
+        let measured = got.map(|(_, at)| at.saturating_sub(self.last_step_end));
+        self.record_within(e.within_ms, wait, measured);
+        let Some((id, at)) = got else {
             return Err(StepFailure::msg(format!(
                 "user request {} not released within {} ms",
                 e.id, e.within_ms
@@ -178,17 +244,98 @@ impl Exec<'_> {
         }
         if let Some(p) = &e.after_ms {
             let after = at.saturating_sub(self.last_step_end);
-            mismatches.extend(compare(
-                p,
-                Some(&Value::from(after)),
-                MatchMode::Subset,
-                &self.numbers,
-                "after_ms",
-            ));
+            mismatches.extend(self.after_ms(p, after));
         }
         if !mismatches.is_empty() {
             return Err(self.mismatch_fail(mismatches, None, &Value::Null));
         }
+        Ok(())
+    }
+
+    /// `after_ms` against the elapsed `after`: exact on a virtual clock, widened on a real one
+    /// (and recorded).
+    fn after_ms(&mut self, p: &Value, after: u64) -> Vec<Mismatch> {
+        let accepted = match &self.real {
+            Some(t) => t.widen(p),
+            None => p.clone(),
+        };
+        let found = compare(
+            &accepted,
+            Some(&Value::from(after)),
+            MatchMode::Subset,
+            &self.numbers,
+            "after_ms",
+        );
+        self.record(
+            "after_ms",
+            p,
+            accepted.to_string(),
+            Some(after),
+            found.is_empty(),
+        );
+        found
+    }
+
+    /// Records a wait for something due within `within_ms` that lasted `wait` ms on this clock.
+    fn record_within(&mut self, within_ms: u64, wait: u64, measured: Option<u64>) {
+        let ok = measured.is_some();
+        self.record(
+            "within_ms",
+            &Value::from(within_ms),
+            wait.to_string(),
+            measured,
+            ok,
+        );
+    }
+
+    /// Records a timing judged on the real clock (nothing on a virtual one).
+    fn record(
+        &mut self,
+        check: &str,
+        expected: &Value,
+        accepted: String,
+        measured_ms: Option<u64>,
+        ok: bool,
+    ) {
+        if self.real.is_some() {
+            self.timings.push(TimingCheck {
+                step: self.step_index,
+                check: check.to_owned(),
+                expected: expected.to_string(),
+                accepted,
+                measured_ms,
+                ok,
+            });
+        }
+    }
+
+    /// `timeout` on a real clock: the client's own `request.timeout.ms` (its `{config}` value,
+    /// or the profile's default, scaled as written) expires, counted from when the oldest
+    /// unanswered request to `node` was sent; kipcheck waits for that moment.
+    pub(super) async fn wait_for_request_timeout(&mut self, node: i32) -> Result<(), StepFail> {
+        let Some(t) = &self.real else {
+            return Ok(());
+        };
+        let Some(sent) = self.received.get(&node).and_then(VecDeque::front) else {
+            return Ok(());
+        };
+        let configured = self
+            .scenario
+            .file
+            .setup
+            .client
+            .as_ref()
+            .and_then(|c| c.config.get("request.timeout.ms"))
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        let rto = configured.unwrap_or(self.scenario.profile.defaults.request_timeout_ms);
+        let due = sent.at_ms.saturating_add(t.scaled(rto));
+        let wait = due.saturating_sub(self.session.now_ms());
+        if wait > MAX_REAL_WAIT_MS {
+            return Err(StepFail::from(crate::adapter::AdapterError::Unsupported(format!(
+                "waiting {wait} ms for request.timeout.ms on the real clock (limit {MAX_REAL_WAIT_MS} ms; try --time-scale)"
+            ))));
+        }
+        self.session.advance(wait).await?;
         Ok(())
     }
 
@@ -213,6 +360,7 @@ impl Exec<'_> {
                 api_key: decoded.api_key,
                 version: decoded.header.request_api_version,
                 correlation_id: decoded.header.correlation_id,
+                at_ms: req.at_ms,
             });
         let json = serde_json::to_value(&decoded.body).unwrap_or(Value::Null);
         Ok((

@@ -3,6 +3,7 @@
 //! does the judging (`server_steps.rs`: kipcheck as the client of a broker or controller
 //! target; `client_steps.rs`: kipcheck as the brokers of a client target; `observe_steps.rs`:
 //! the target's own reports, which are evidence only where the target gives them);
+//! `timing.rs` turns expected durations into real-clock windows (`--time-scale`, tolerance);
 //! `failure.rs` builds located failures and `redact.rs` keeps secrets out of them. Request
 //! bodies come prepared by the loader (`Scenario::compiled`).
 //! Nothing here writes reports: the outcome goes back to `run.rs`.
@@ -13,6 +14,8 @@ mod observe_steps;
 mod redact;
 mod scenario;
 mod server_steps;
+mod timing;
 
 pub use redact::Redactor;
 pub use scenario::{execute, ScenarioOutcome};
+pub use timing::{RealTiming, STARTUP_ALLOWANCE_MS};

@@ -9,10 +9,11 @@ use std::collections::{BTreeMap, VecDeque};
 
 use super::failure::StepFail;
 use super::redact::{yaml, Redactor};
+use super::timing::RealTiming;
 use crate::adapter::{AdapterError, Capabilities, PeerAction, Session, SessionConfig, Target};
 use crate::codec::{ApiKey, ProvisionalNumbers};
 use crate::model::SpecProfile;
-use crate::runner::events::{Failure, UnsupportedCause, Verdict};
+use crate::runner::events::{Failure, TimingCheck, UnsupportedCause, Verdict};
 use crate::scenario::matcher::Captures;
 use crate::scenario::{Capability, Scenario, Step};
 
@@ -33,6 +34,8 @@ pub struct ScenarioOutcome {
     pub steps_judged: usize,
     /// Observation steps skipped because the target reports no events.
     pub steps_not_observed: usize,
+    /// Timings judged on a real clock.
+    pub timings: Vec<TimingCheck>,
 }
 
 impl ScenarioOutcome {
@@ -46,6 +49,7 @@ impl ScenarioOutcome {
             simulated_ms: 0,
             steps_judged: 0,
             steps_not_observed: 0,
+            timings: Vec::new(),
         }
     }
 
@@ -59,6 +63,7 @@ impl ScenarioOutcome {
             simulated_ms: 0,
             steps_judged: 0,
             steps_not_observed: 0,
+            timings: Vec::new(),
         }
     }
 }
@@ -77,6 +82,8 @@ pub(super) struct Received {
     pub(super) api_key: ApiKey,
     pub(super) version: i16,
     pub(super) correlation_id: i32,
+    /// Target time it was sent at.
+    pub(super) at_ms: u64,
 }
 
 /// One scenario's state while its steps run.
@@ -91,6 +98,14 @@ pub(super) struct Exec<'a> {
     pub(super) event_cursor: usize,
     /// Values captured by `$capture` patterns in this run, for `$eq_captured`/`$ne_captured`.
     pub(super) captures: Captures,
+    /// How timed steps are judged on a real-clock target (`None`: a virtual clock, exact).
+    pub(super) real: Option<RealTiming>,
+    /// Timings judged on the real clock so far.
+    pub(super) timings: Vec<TimingCheck>,
+    /// The step running now.
+    pub(super) step_index: usize,
+    /// The client was started and has sent nothing yet (its start-up is not on the timeline).
+    pub(super) awaiting_first_request: bool,
 }
 
 /// Why `target` cannot be asked `scenario`: missing roles and capabilities (observation
@@ -98,9 +113,10 @@ pub(super) struct Exec<'a> {
 /// does gate), and, for a target that follows fixed readings, every reading the scenario's
 /// profile sets differently.
 pub fn gate(caps: &Capabilities, scenario: &Scenario) -> Vec<UnsupportedCause> {
+    let real_clock = caps.capabilities.contains(&Capability::RealClock);
     let mut needs = scenario.file.requires.clone();
     for s in &scenario.file.steps {
-        needs.extend(s.value.needs());
+        needs.extend(s.value.needs(real_clock));
     }
     needs.sort();
     needs.dedup();
@@ -162,9 +178,15 @@ pub fn differing_readings(a: &SpecProfile, b: &SpecProfile) -> Vec<(String, Stri
         }
     }
     let mut out = Vec::new();
-    let (Ok(a), Ok(b)) = (serde_json::to_value(a), serde_json::to_value(b)) else {
+    let (Ok(mut a), Ok(mut b)) = (serde_json::to_value(a), serde_json::to_value(b)) else {
         return out;
     };
+    // How timings are judged is kipcheck's, not something a target follows.
+    for v in [&mut a, &mut b] {
+        if let Some(m) = v.as_object_mut() {
+            m.remove("timing");
+        }
+    }
     walk("", &a, &b, &mut out);
     out
 }
@@ -179,6 +201,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
     let observed = caps.capabilities.contains(&Capability::Events);
     let redactor = Redactor::for_scenario(scenario);
     let config = SessionConfig {
+        id: scenario.file.id.clone(),
         setup: scenario.file.setup.clone(),
         profile: scenario.profile.clone(),
         seed,
@@ -189,18 +212,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
         Err(AdapterError::Unsupported(reason)) => {
             return ScenarioOutcome::unsupported(vec![UnsupportedCause::Target(reason)])
         }
-        Err(e) => {
-            return ScenarioOutcome::errored(redactor.failure(Failure {
-                step: None,
-                location: format!("{}:1:1", scenario.path.display()),
-                step_yaml: yaml(&scenario.file.setup),
-                message: e.to_string(),
-                expected: None,
-                actual: None,
-                mismatches: Vec::new(),
-                raw_hex: None,
-            }))
-        }
+        Err(e) => return ScenarioOutcome::errored(setup_failure(&redactor, scenario, &e)),
     };
     let mut ex = Exec {
         scenario,
@@ -212,6 +224,18 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
         last_step_end: 0,
         event_cursor: 0,
         captures: Captures::default(),
+        real: caps
+            .capabilities
+            .contains(&Capability::RealClock)
+            .then(|| RealTiming {
+                scale: target.time_scale(),
+                timing: target
+                    .timing()
+                    .unwrap_or_else(|| scenario.profile.timing.clone()),
+            }),
+        timings: Vec::new(),
+        step_index: 0,
+        awaiting_first_request: false,
     };
     let (mut judged, mut not_observed) = (0, 0);
     for (i, step) in scenario.file.steps.iter().enumerate() {
@@ -219,6 +243,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
             not_observed += 1;
             continue;
         }
+        ex.step_index = i;
         let result = ex.step(i, &step.value).await;
         if step.value.is_judgement() && !matches!(&result, Err(f) if f.errored) {
             judged += 1;
@@ -247,14 +272,25 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
                 simulated_ms: ex.session.now_ms(),
                 steps_judged: judged,
                 steps_not_observed: not_observed,
+                timings: ex.timings,
             };
         }
         ex.last_step_end = ex.session.now_ms();
+    }
+    // The steps are done: a live client is told so (and one that already exited errors).
+    if let Err(e) = ex.session.finish().await {
+        let mut out = ScenarioOutcome::errored(setup_failure(&redactor, scenario, &e));
+        out.steps_judged = judged;
+        out.steps_not_observed = not_observed;
+        out.simulated_ms = ex.session.now_ms();
+        out.timings = ex.timings;
+        return out;
     }
     if judged == 0 {
         let mut out = ScenarioOutcome::unsupported(vec![UnsupportedCause::NothingJudged]);
         out.steps_not_observed = not_observed;
         out.simulated_ms = ex.session.now_ms();
+        out.timings = ex.timings;
         return out;
     }
     ScenarioOutcome {
@@ -265,7 +301,22 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
         simulated_ms: ex.session.now_ms(),
         steps_judged: judged,
         steps_not_observed: not_observed,
+        timings: ex.timings,
     }
+}
+
+/// A failure of the session as a whole (opening it, or ending it), located at the setup.
+fn setup_failure(redactor: &Redactor, scenario: &Scenario, e: &AdapterError) -> Failure {
+    redactor.failure(Failure {
+        step: None,
+        location: format!("{}:1:1", scenario.path.display()),
+        step_yaml: yaml(&scenario.file.setup),
+        message: e.to_string(),
+        expected: None,
+        actual: None,
+        mismatches: Vec::new(),
+        raw_hex: None,
+    })
 }
 
 impl Exec<'_> {
@@ -280,13 +331,17 @@ impl Exec<'_> {
             Step::ExpectResponse(e) => self.expect_response(e).await,
             Step::ExpectClose(e) => self.expect_close(e).await,
             Step::ExpectOneOf(outcomes) => self.expect_one_of(outcomes).await,
-            Step::Start => Ok(self.session.act(PeerAction::Start).await?),
+            Step::Start => {
+                self.awaiting_first_request = self.real.is_some();
+                Ok(self.session.act(PeerAction::Start).await?)
+            }
             Step::Connect { node } => Ok(self.session.act(PeerAction::Connect(*node)).await?),
             Step::Disconnect { node } => {
                 self.received.remove(node);
                 Ok(self.session.act(PeerAction::Disconnect(*node)).await?)
             }
             Step::Timeout { node } => {
+                self.wait_for_request_timeout(*node).await?;
                 if let Some(q) = self.received.get_mut(node) {
                     q.pop_front();
                 }
@@ -302,7 +357,10 @@ impl Exec<'_> {
                 })
                 .await?),
             Step::Failover => Ok(self.session.act(PeerAction::Failover).await?),
-            Step::Advance { ms } => Ok(self.session.advance(*ms).await?),
+            Step::Advance { ms } => {
+                let ms = self.real.as_ref().map_or(*ms, |t| t.scaled(*ms));
+                Ok(self.session.advance(ms).await?)
+            }
             Step::ExpectRequest(e) => self.expect_request(e).await,
             Step::Respond(r) => self.respond(r).await,
             Step::ExpectNoRequest(e) => self.expect_no_request(e).await,

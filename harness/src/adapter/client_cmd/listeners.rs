@@ -1,0 +1,196 @@
+//! The loopback listeners of a `client-cmd:` session: one per emulated node. Metadata is
+//! answered here (every emulated node as a broker at its listener's address), so is an
+//! ApiVersions version newer than kipcheck speaks (the KIP-511 fallback); every other request
+//! goes to the session as an [`Ev::Request`]. Bytes that cannot be a request are an
+//! [`Ev::Fault`].
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::OwnedWriteHalf;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, Mutex};
+
+use crate::codec::{
+    self, decode_request_header, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ApiVersionsRequest,
+    ErrorCode, FrameReader, Message, MetadataRequest, ProvisionalNumbers, ResponseBody,
+    ResponseHeader,
+};
+use crate::model::emulated_api_versions;
+use crate::serve::{metadata_answer, MetadataBroker, TopicCatalog};
+
+/// Bound on writing one frame to the client.
+pub(super) const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Topics the emulated cluster knows; others a client names are auto-created (as Kafka's
+/// default `auto.create.topics.enable=true` does) so that producers and consumers bootstrap.
+const TOPICS: [&str; 1] = ["kipcheck-topic"];
+
+/// What the connection tasks report to the session.
+pub(super) enum Ev {
+    /// A request (not Metadata) for the runner.
+    Request {
+        node: i32,
+        conn: u64,
+        frame: Vec<u8>,
+        at_ms: u64,
+    },
+    /// The client sent bytes that cannot be a request.
+    Fault(String),
+}
+
+/// One accepted connection: its node, write half and reader task.
+pub(super) struct Conn {
+    pub(super) node: i32,
+    pub(super) write: OwnedWriteHalf,
+    pub(super) reader: Option<tokio::task::AbortHandle>,
+}
+
+/// State the session shares with its listener and connection tasks.
+pub(super) struct Shared {
+    pub(super) numbers: ProvisionalNumbers,
+    pub(super) brokers: Vec<MetadataBroker>,
+    pub(super) start: Instant,
+    pub(super) conns: Mutex<BTreeMap<u64, Conn>>,
+    pub(super) tx: mpsc::UnboundedSender<Ev>,
+}
+
+impl Shared {
+    pub(super) fn now_ms(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+}
+
+pub(super) async fn accept_loop(node: i32, listener: TcpListener, shared: Arc<Shared>) {
+    let mut next = u64::try_from(node).unwrap_or(0) << 32;
+    let mut readers = tokio::task::JoinSet::new();
+    loop {
+        tokio::select! {
+            Some(_) = readers.join_next(), if !readers.is_empty() => {}
+            accepted = listener.accept() => {
+                let Ok((stream, _)) = accepted else {
+                    tokio::time::sleep(Duration::from_millis(10)).await;
+                    continue;
+                };
+                next += 1;
+                let conn = next;
+                let _ = stream.set_nodelay(true);
+                let (r, w) = stream.into_split();
+                shared.conns.lock().await.insert(conn, Conn { node, write: w, reader: None });
+                let abort = readers.spawn(read_conn(node, conn, r, shared.clone()));
+                if let Some(c) = shared.conns.lock().await.get_mut(&conn) {
+                    c.reader = Some(abort);
+                }
+            }
+        }
+    }
+}
+
+/// Reads frames from one client connection until it closes or sends something unframeable.
+async fn read_conn(
+    node: i32,
+    conn: u64,
+    mut r: tokio::net::tcp::OwnedReadHalf,
+    shared: Arc<Shared>,
+) {
+    let mut frames = FrameReader::new(DEFAULT_MAX_FRAME_SIZE);
+    let mut buf = vec![0u8; 64 * 1024];
+    'read: loop {
+        let n = match r.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        frames.push(&buf[..n]);
+        loop {
+            match frames.next_frame() {
+                Ok(None) => break,
+                Ok(Some(payload)) => {
+                    if let Err(fault) = handle_frame(node, conn, payload, &shared).await {
+                        let _ = shared.tx.send(Ev::Fault(fault));
+                        break 'read;
+                    }
+                }
+                Err(e) => {
+                    let _ = shared.tx.send(Ev::Fault(format!(
+                        "the client sent an unframeable stream to node {node}: {e}"
+                    )));
+                    break 'read;
+                }
+            }
+        }
+    }
+    shared.conns.lock().await.remove(&conn);
+}
+
+/// Answers a Metadata request in place; hands any other request to the session.
+async fn handle_frame(
+    node: i32,
+    conn: u64,
+    payload: Vec<u8>,
+    shared: &Shared,
+) -> Result<(), String> {
+    let (_, header, api_key, body) =
+        decode_request_header(&payload, 4, &shared.numbers).map_err(|e| {
+            format!("the client sent node {node} a request whose header does not decode: {e}")
+        })?;
+    let version = header.request_api_version;
+    if api_key == ApiKey::API_VERSIONS && !ApiVersionsRequest::VALID_VERSIONS.contains(version) {
+        // A newer client (e.g. ApiVersions v5 from Kafka 4.4) meets a broker that speaks up to
+        // v4: answered in place as any such broker does (KIP-511: UNSUPPORTED_VERSION in the v0
+        // layout with the supported ranges), and the client retries with a version the
+        // scenario's steps see.
+        let mut body = emulated_api_versions(Some(shared.numbers.push_config_api_key));
+        body.error_code = ErrorCode::UNSUPPORTED_VERSION.0;
+        let h = ResponseHeader {
+            correlation_id: header.correlation_id,
+            ..Default::default()
+        };
+        let frame =
+            codec::encode_response_frame(&h, &ResponseBody::ApiVersions(body.project(0)), 0)
+                .map_err(|e| format!("cannot encode the ApiVersions fallback: {e}"))?;
+        return write_frame(shared, conn, &frame).await;
+    }
+    if api_key != ApiKey::METADATA {
+        let mut frame = Vec::with_capacity(4 + payload.len());
+        frame.extend_from_slice(&(payload.len() as u32).to_be_bytes());
+        frame.extend_from_slice(&payload);
+        let _ = shared.tx.send(Ev::Request {
+            node,
+            conn,
+            frame,
+            at_ms: shared.now_ms(),
+        });
+        return Ok(());
+    }
+    if !MetadataRequest::VALID_VERSIONS.contains(version) {
+        return Err(format!(
+            "the client sent Metadata v{version}, which kipcheck does not speak"
+        ));
+    }
+    let req = MetadataRequest::from_bytes(body.rest(), version)
+        .map_err(|e| format!("the client's Metadata v{version} request does not decode: {e}"))?;
+    let known: Vec<String> = TOPICS.iter().map(|t| (*t).to_owned()).collect();
+    let catalog = TopicCatalog {
+        known: &known,
+        auto_create: true,
+    };
+    let answer = metadata_answer(&shared.brokers, &catalog, &req);
+    let h = ResponseHeader {
+        correlation_id: header.correlation_id,
+        ..Default::default()
+    };
+    let frame = codec::encode_response_frame(&h, &ResponseBody::Metadata(answer), version)
+        .map_err(|e| format!("cannot encode the Metadata answer: {e}"))?;
+    write_frame(shared, conn, &frame).await
+}
+
+/// Writes an answer kipcheck gives in place on connection `conn`.
+async fn write_frame(shared: &Shared, conn: u64, frame: &[u8]) -> Result<(), String> {
+    let mut conns = shared.conns.lock().await;
+    if let Some(c) = conns.get_mut(&conn) {
+        // A client that stopped reading: its connection is left to time out on its side.
+        let _ = tokio::time::timeout(WRITE_TIMEOUT, c.write.write_all(frame)).await;
+    }
+    Ok(())
+}
