@@ -1,16 +1,35 @@
-"""kafka-python producer: bootstraps against the address given as the first argument, produces one
+"""kafka-python client program, in two forms.
+
+One-shot (`kafka_python_client.py BOOTSTRAP`): bootstraps against the address, produces one
 record to the interop topic, waits for it, prints the partition and offset and exits 0; 1 on
-failure, 124 at the deadline."""
+failure, 124 at the deadline.
 
+Live (`kafka_python_client.py --config FILE [--profile FILE] [--kip1324]`, the `client-cmd:`
+contract of docs/live-clients.md): builds the client type `kipcheck.client.type` names
+(producer, consumer or admin; kafka-python has no share consumer and no Streams: exit 3) from the
+properties file (Java names translated to kafka-python's, see kip1324_kafka_python.from_properties;
+a key kafka-python does not take is skipped with a note on stderr), lets it connect, answers each
+`user_request <id>` line on stdin with `released <id>` once the client may send a request, and
+exits 0 when stdin closes. With `--kip1324` the client is the KIP-1324 prototype
+(kip1324_kafka_python); `--profile` then applies the spec profile's wire numbers, ConfigType
+numbering, byte budget and default key lists.
+"""
+
+import logging
+import os
 import sys
-
-from kafka import KafkaProducer
+import threading
+import time
 
 import _peer
 
+NAME = "kafka-python"
 
-def main():
-    bootstrap = _peer.start("kafka-python", "kafka_python_client.py BOOTSTRAP")
+
+def one_shot():
+    from kafka import KafkaProducer
+
+    bootstrap = _peer.start(NAME, "kafka_python_client.py BOOTSTRAP | --config FILE [--profile FILE] [--kip1324]")
     budget = _peer.deadline_secs() / 3
     try:
         p = KafkaProducer(
@@ -22,9 +41,93 @@ def main():
         md = p.send(_peer.TOPIC, key=b"k", value=b"hello from kipcheck interop").get(timeout=budget)
         p.close(timeout=5)
     except Exception as e:  # noqa: BLE001 - any failure is reported the same way
-        _peer.fail("kafka-python", e)
-    print(f"kafka-python: {md.topic}-{md.partition}@{md.offset}")
+        _peer.fail(NAME, e)
+    print(f"{NAME}: {md.topic}-{md.partition}@{md.offset}")
     return 0
+
+
+def live(config_path, profile_path, kip1324):
+    import kafka
+    import kip1324_kafka_python as kp
+
+    name = NAME + (" + KIP-1324" if kip1324 else "")
+    logging.basicConfig(level=os.environ.get("KIPCHECK_CLIENT_LOG", "INFO"), stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    ours, props = _peer.split_kipcheck(_peer.read_properties(config_path))
+    client_type = ours.get("client.type", "producer")
+    if ours.get("client.embedded", "false") == "true" or client_type not in kp.DEFINITIONS:
+        _peer.note(name, f"kafka-python has no {client_type} client"
+                   + (" (embedded in Streams)" if ours.get("client.embedded") == "true" else ""))
+        return 3
+    stock = {"producer": kafka.KafkaProducer, "consumer": kafka.KafkaConsumer,
+             "admin": kafka.KafkaAdminClient}[client_type]
+    kwargs, notes = kp.from_properties(client_type, props, stock.DEFAULT_CONFIG, with_kip=kip1324)
+    for n in notes:
+        _peer.note(name, n)
+    if kip1324:
+        cls = {"producer": kp.KafkaProducer, "consumer": kp.KafkaConsumer,
+               "admin": kp.KafkaAdminClient}[client_type]
+        if profile_path:
+            prof = kp.read_profile(profile_path)
+            lists = prof.pop("default_keys_by_type")
+            if client_type in lists:
+                prof["default_keys"] = lists[client_type]
+            kwargs["kip1324"] = prof
+    else:
+        cls = stock
+
+    client = cls.__new__(cls)  # the KIP-1324 state exists before the (blocking) constructor ends
+    built = threading.Event()
+    failed = []
+
+    def build():
+        try:
+            client.__init__(**kwargs)
+        except Exception as e:  # noqa: BLE001 - reported, the program stays up until stdin closes
+            failed.append(e)
+            _peer.note(name, f"client construction failed: {e!r}")
+        built.set()
+
+    threading.Thread(target=build, daemon=True).start()
+
+    def may_send():
+        push = getattr(client, "config_push", None)
+        if push is not None:
+            return push.released()
+        return built.is_set()
+
+    def on_user_request(request_id):
+        def wait():
+            while not may_send():
+                time.sleep(0.002)
+            _peer.released(request_id)
+        threading.Thread(target=wait, daemon=True).start()
+
+    _peer.serve_stdin(name, on_user_request)
+
+    def close():
+        try:
+            if built.is_set() and not failed:
+                client.close()
+        except Exception:  # noqa: BLE001 - exiting anyway
+            pass
+
+    closer = threading.Thread(target=close, daemon=True)
+    closer.start()
+    closer.join(1.5)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def main(argv=None):
+    argv = sys.argv if argv is None else argv
+    kip1324 = "--kip1324" in argv
+    argv = [a for a in argv if a != "--kip1324"]
+    paths = _peer.parse_live_args(NAME, argv)
+    if paths is None:
+        return one_shot()
+    return live(paths[0], paths[1], kip1324)
 
 
 if __name__ == "__main__":
