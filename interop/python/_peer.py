@@ -91,6 +91,16 @@ def read_properties(path):
     return props
 
 
+def load_config(opts):
+    """(kipcheck's keys, the client configuration) of the live form's --config file;
+    --bootstrap is the address when the file has no bootstrap.servers (kipcheck writes every
+    bootstrap node there; `{bootstrap}` is only the first)."""
+    ours, conf = split_kipcheck(read_properties(opts["--config"]))
+    if opts.get("--bootstrap") and not conf.get("bootstrap.servers", "").strip():
+        conf["bootstrap.servers"] = opts["--bootstrap"]
+    return ours, conf
+
+
 def split_kipcheck(props):
     """(kipcheck's keys without the prefix, the client configuration)."""
     ours = {k[len("kipcheck."):]: v for k, v in props.items() if k.startswith("kipcheck.")}
@@ -103,12 +113,13 @@ def note(name, text):
 
 
 def parse_live_args(name, argv=None):
-    """`--config FILE [--profile FILE]` -> (config path, profile path or None); None when the
-    arguments are the one-shot form (`PROGRAM BOOTSTRAP`)."""
+    """`--config FILE [--profile FILE] [--bootstrap HOST:PORT]` -> {"--config": path,
+    "--profile": path or None, "--bootstrap": override of bootstrap.servers or None}; None when
+    the arguments are the one-shot form (`PROGRAM BOOTSTRAP`)."""
     argv = sys.argv[1:] if argv is None else argv[1:]
-    if not argv or argv[0] != "--config":
+    if not argv or argv[0] not in ("--config", "--bootstrap", "--profile"):
         return None
-    opts = {"--config": None, "--profile": None}
+    opts = {"--config": None, "--profile": None, "--bootstrap": None}
     it = iter(argv)
     for a in it:
         if a not in opts:
@@ -118,7 +129,10 @@ def parse_live_args(name, argv=None):
         if opts[a] is None:
             note(name, f"{a} needs a value")
             sys.exit(2)
-    return opts["--config"], opts["--profile"]
+    if opts["--config"] is None:
+        note(name, "--config FILE is required")
+        sys.exit(2)
+    return opts
 
 
 def serve_stdin(name, on_user_request):

@@ -4,7 +4,7 @@ One-shot (`kafka_python_client.py BOOTSTRAP`): bootstraps against the address, p
 record to the interop topic, waits for it, prints the partition and offset and exits 0; 1 on
 failure, 124 at the deadline.
 
-Live (`kafka_python_client.py --config FILE [--profile FILE] [--kip1324]`, the `client-cmd:`
+Live (`kafka_python_client.py --config FILE [--profile FILE] [--bootstrap HOST:PORT] [--kip1324]`, the `client-cmd:`
 contract of docs/live-clients.md): builds the client type `kipcheck.client.type` names
 (producer, consumer or admin; kafka-python has no share consumer and no Streams: exit 3) from the
 properties file (Java names translated to kafka-python's, see kip1324_kafka_python.from_properties;
@@ -46,14 +46,15 @@ def one_shot():
     return 0
 
 
-def live(config_path, profile_path, kip1324):
+def live(opts, kip1324):
     import kafka
     import kip1324_kafka_python as kp
 
     name = NAME + (" + KIP-1324" if kip1324 else "")
     logging.basicConfig(level=os.environ.get("KIPCHECK_CLIENT_LOG", "INFO"), stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    ours, props = _peer.split_kipcheck(_peer.read_properties(config_path))
+    ours, props = _peer.load_config(opts)
+    profile_path = opts["--profile"]
     client_type = ours.get("client.type", "producer")
     if ours.get("client.embedded", "false") == "true" or client_type not in kp.DEFINITIONS:
         _peer.note(name, f"kafka-python has no {client_type} client"
@@ -124,10 +125,10 @@ def main(argv=None):
     argv = sys.argv if argv is None else argv
     kip1324 = "--kip1324" in argv
     argv = [a for a in argv if a != "--kip1324"]
-    paths = _peer.parse_live_args(NAME, argv)
-    if paths is None:
+    opts = _peer.parse_live_args(NAME, argv)
+    if opts is None:
         return one_shot()
-    return live(paths[0], paths[1], kip1324)
+    return live(opts, kip1324)
 
 
 if __name__ == "__main__":
