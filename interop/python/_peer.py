@@ -148,3 +148,83 @@ def serve_stdin(name, on_user_request):
 def released(request_id):
     """Tells kipcheck the application request `request_id` may proceed."""
     print(f"released {request_id}", flush=True)
+
+
+def _parse_like(default, raw):
+    v = raw.strip()
+    if isinstance(default, bool):
+        if v.lower() not in ("true", "false"):
+            raise ValueError(raw)
+        return v.lower() == "true"
+    if isinstance(default, int):
+        return int(v)
+    if isinstance(default, float):
+        return float(v)
+    return v
+
+
+def translate(props, accepted, renames=None):
+    """Java-style properties -> keyword arguments of a Python client whose parameters are
+    `accepted` (name -> default value): `a.b.c` becomes `a_b_c` (or renames[key]), the value is
+    parsed like the default (booleans, numbers; `acks` and `compression.type` as the Kafka
+    clients spell them). Returns (kwargs, notes on each key skipped)."""
+    kwargs, notes = {}, []
+    for key, raw in props.items():
+        name = (renames or {}).get(key, key.replace(".", "_").replace("-", "_"))
+        if name not in accepted:
+            notes.append(f"{key}: not a configuration of this library, skipped")
+            continue
+        v = raw.strip()
+        try:
+            if name == "bootstrap_servers":
+                value = [s.strip() for s in v.split(",") if s.strip()]
+            elif name == "acks":
+                value = v if v == "all" else int(v)
+            elif name == "compression_type":
+                value = None if v == "none" else v
+            else:
+                value = _parse_like(accepted[name], raw)
+        except ValueError:
+            notes.append(f"{key}={raw!r}: not a valid value here, skipped")
+            continue
+        kwargs[name] = value
+    return kwargs, notes
+
+
+def live_main(name, opts, connect, close, supported=("producer", "consumer", "admin")):
+    """The live form shared by the Python programs without KIP-1324: `connect(client_type,
+    props)` builds the client and starts its first connection (in a thread: it may block);
+    user requests are answered with `released <id>` once connect has returned (these libraries
+    have no handshake to wait for); when stdin closes, `close()` gets 1.5 s, then exit 0."""
+    import threading
+
+    ours, props = load_config(opts)
+    client_type = ours.get("client.type", "producer")
+    if ours.get("client.embedded", "false") == "true" or client_type not in supported:
+        note(name, f"this library has no {client_type} client"
+             + (" (embedded in Streams)" if ours.get("client.embedded") == "true" else ""))
+        return 3
+    ready = threading.Event()
+
+    def build():
+        try:
+            connect(client_type, props)
+        except Exception as e:  # noqa: BLE001 - reported; the program stays up until stdin closes
+            note(name, f"client failed: {e!r}")
+        ready.set()
+
+    threading.Thread(target=build, daemon=True).start()
+
+    def on_user_request(request_id):
+        def wait():
+            ready.wait()
+            released(request_id)
+        threading.Thread(target=wait, daemon=True).start()
+
+    serve_stdin(name, on_user_request)
+    closer = threading.Thread(target=close, daemon=True)
+    closer.start()
+    closer.join(1.5)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
