@@ -97,6 +97,7 @@ _COMMON = {
     "client.dns.lookup": ("client_dns_lookup", STRING),
     "metrics.num.samples": ("metrics_num_samples", INT),
     "metrics.sample.window.ms": ("metrics_sample_window_ms", LONG),
+    "metric.reporters": ("metric_reporters", LIST),
     "security.protocol": ("security_protocol", STRING),
     "sasl.mechanism": ("sasl_mechanism", STRING),
     "sasl.kerberos.service.name": ("sasl_kerberos_service_name", STRING),
@@ -142,6 +143,7 @@ DEFINITIONS = {
         "isolation.level": ("isolation_level", STRING),
         "allow.auto.create.topics": ("allow_auto_create_topics", BOOLEAN),
         "max.poll.records": ("max_poll_records", INT),
+        "partition.assignment.strategy": ("partition_assignment_strategy", LIST),
         "max.poll.interval.ms": ("max_poll_interval_ms", INT),
         "session.timeout.ms": ("session_timeout_ms", INT),
         "heartbeat.interval.ms": ("heartbeat_interval_ms", INT),
@@ -188,7 +190,10 @@ def render(value, config_type, name=None):
         return "true" if value else "false"
     if config_type == LIST:
         items = value.split(",") if isinstance(value, str) else list(value)
-        return ",".join(str(i).strip() for i in items if str(i).strip())
+        # kafka-python takes classes in some lists (assignors, reporters): their dotted names
+        items = [f"{i.__module__}.{i.__qualname__}" if isinstance(i, type) else str(i).strip()
+                 for i in items]
+        return ",".join(i for i in items if i)
     if isinstance(value, float) and config_type in (INT, SHORT, LONG):
         return str(int(value))
     return str(value).strip() if isinstance(value, str) else str(value)
@@ -511,13 +516,14 @@ def install():
     _manager_mod.KafkaConnection = KIP1324Connection
 
 
-def kafka_client_factory(push, kip_configs=None):
-    """A ``kafka_client`` for kafka-python's clients whose connections run ``push``; the
-    client's configuration (which the library passes to the factory) becomes what ``push``
-    reads, with ``kip_configs`` (the KIP's own keys, which the library does not take) added."""
+def kafka_client_factory(push, given=None):
+    """A ``kafka_client`` for kafka-python's clients whose connections run ``push``; what
+    ``push`` renders is the client's configuration as the library passes it to the factory,
+    overridden by ``given`` (the configuration as given, including the KIP's own keys, which
+    the library does not take)."""
 
     def factory(**configs):
-        push.configs = {**configs, **(kip_configs or {})}
+        push.configs = {**configs, **(given or {})}
         net = NetworkSelector(**configs)
         manager = KIP1324ConnectionManager(net, kip1324_push=push, **configs)
         return KafkaNetClient(net=net, manager=manager, **configs)
@@ -554,8 +560,11 @@ def _make_push(client_type, configs, defaults, deadline_key):
         retry_backoff_ms=merged.get("retry_backoff_ms", 100), retry_backoff_max_ms=backoff_max,
         deadline_ms=deadline, request_timeout_ms=merged.get("request_timeout_ms", 30000),
         **extra)
+    # What is rendered: the configuration as given (the user's values over the library's
+    # defaults), before kafka-python normalises it (acks "all" becomes -1 in the producer);
+    # a value the library fills in later (a generated client_id) comes from the library.
     configs["kafka_client"] = kafka_client_factory(
-        push, {k: merged[k] for k in _KIP_KEYS if k in merged})
+        push, {k: v for k, v in merged.items() if v is not None and k != "kafka_client"})
     return push
 
 
@@ -605,6 +614,10 @@ def read_profile(path):
     return out
 
 
+# Lists of Python classes in kafka-python: a properties file's class names cannot fill them.
+_PYTHON_OBJECT_LISTS = ("partition_assignment_strategy", "metric_reporters")
+
+
 def from_properties(client_type, props, library_defaults, with_kip=True):
     """Java-style client properties -> (kafka-python keyword arguments, notes on skipped keys).
     Values are parsed by the Java key's ConfigDef type (trimmed, booleans case-insensitive,
@@ -618,7 +631,7 @@ def from_properties(client_type, props, library_defaults, with_kip=True):
         if name is None or (name not in library_defaults and name not in kip_names):
             notes.append(f"{key}: not a kafka-python {client_type} configuration, skipped")
             continue
-        if ctype in (CLASS, PASSWORD) or name in ("partition_assignment_strategy",):
+        if ctype in (CLASS, PASSWORD) or name in _PYTHON_OBJECT_LISTS:
             notes.append(f"{key}: kafka-python takes a Python object here, skipped")
             continue
         v = raw.strip()
