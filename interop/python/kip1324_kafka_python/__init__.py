@@ -246,7 +246,8 @@ class ConfigPush:
                  default_keys=None, numbering="config_def_type", api_key=PUSH_CONFIG_API_KEY,
                  config_too_large=CONFIG_TOO_LARGE, max_bytes=CLIENT_CONFIG_MAX_BYTES,
                  retry_backoff_ms=100, retry_backoff_max_ms=1000, deadline_ms=60000,
-                 request_timeout_ms=30000):
+                 request_timeout_ms=30000, request_timeout="disconnect",
+                 size_measure="request_body"):
         self.client_type = client_type
         self.configs = configs
         self.user_keys = set(user_keys)
@@ -261,6 +262,11 @@ class ConfigPush:
         self.retry_backoff_max_ms = max(retry_backoff_max_ms, 0)
         self.deadline_ms = deadline_ms
         self.request_timeout_ms = request_timeout_ms
+        # After a PushConfig times out: "disconnect" (kafka-python's own handling of a request
+        # timeout: it closes the connection) or "keep" (retry on the same connection).
+        self.request_timeout = request_timeout
+        # What the byte budget measures (A3): the request body, or only its Configs array.
+        self.size_measure = size_measure
         self.state = "idle" if enabled else "disabled"
         self.attempts = 0
         self.failures = 0
@@ -300,9 +306,10 @@ class ConfigPush:
             self._gate.success(state)
 
     def released(self):
-        """True once an application request may go: a connection finished its setup and no
-        handshake is in progress."""
-        return self.ready.is_set() and self.state != "pending"
+        """True once an application request no longer waits for the handshake: it is over
+        (completed, rejected, abandoned at the deadline, skipped or disabled), or none has
+        started and a connection finished its setup (a broker without PushConfig)."""
+        return self.done.is_set() or (self.ready.is_set() and self.state != "pending")
 
     # entries --------------------------------------------------------------------------------
 
@@ -353,7 +360,7 @@ class ConfigPush:
             req = req_cls(version=0, configs=[
                 req_cls.Config(config_key=k, config_value=v, config_type=t, is_default=d)
                 for (k, v, t, d) in entries])
-            size = request_body_size(req)
+            size = request_body_size(req) - (1 if self.size_measure == "configs_array" else 0)
             if size <= self.max_bytes:
                 return req
             dropped = entries.pop()
@@ -428,9 +435,28 @@ class ConfigPush:
             self.attempts += 1
             log.info("KIP-1324: PushConfig attempt %d to %s with %d entries",
                      self.attempts, conn, len(req.configs))
-            fut = conn._send_request(  # pylint: disable=protected-access
-                req, timeout_at=time.monotonic() + self.request_timeout_ms / 1000)
-            await self._wait(fut)
+            sent = time.monotonic()
+            if self.request_timeout == "keep":
+                # The library would close the connection at its request timeout: give it none
+                # within the handshake and time the attempt here instead.
+                fut = conn._send_request(  # pylint: disable=protected-access
+                    req, timeout_at=self._deadline_at + 3600)
+                timer = Future()
+                self.net.call_at(sent + self.request_timeout_ms / 1000,
+                                 lambda: timer.is_done or timer.success(None))
+                fut.add_both(lambda _v: timer.is_done or timer.success(None))
+                await self._wait(timer)
+                if not fut.is_done and not self.done.is_set():
+                    self.failures += 1
+                    self.retry_not_before = time.monotonic() + self.backoff_secs()
+                    log.warning("KIP-1324: PushConfig attempt %d timed out after %d ms; retrying "
+                                "on the same connection after backoff", self.attempts,
+                                self.request_timeout_ms)
+                    continue
+            else:
+                fut = conn._send_request(  # pylint: disable=protected-access
+                    req, timeout_at=sent + self.request_timeout_ms / 1000)
+                await self._wait(fut)
             if self.done.is_set():
                 return  # deadline: abandoned with the request in flight
             if fut.failed():
@@ -610,6 +636,10 @@ def read_profile(path):
     defaults = p.get("defaults") or {}
     if "client_config_max_bytes" in defaults:
         out["max_bytes"] = int(defaults["client_config_max_bytes"])
+    if "request_timeout" in p:
+        out["request_timeout"] = p["request_timeout"]
+    if "size_measure" in p:
+        out["size_measure"] = p["size_measure"]
     out["default_keys_by_type"] = p.get("default_keys") or {}
     return out
 
