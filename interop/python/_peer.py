@@ -191,12 +191,15 @@ def translate(props, accepted, renames=None):
     return kwargs, notes
 
 
-def live_main(name, opts, connect, close, supported=("producer", "consumer", "admin")):
-    """The live form shared by the Python programs without KIP-1324: `connect(client_type,
-    props)` builds the client and starts its first connection (in a thread: it may block);
-    user requests are answered with `released <id>` once connect has returned (these libraries
-    have no handshake to wait for); when stdin closes, `close()` gets 1.5 s, then exit 0."""
+def live_main(name, opts, connect, close, supported=("producer", "consumer", "admin"),
+              may_release=None):
+    """The live form shared by the Python programs: `connect(client_type, props)` builds the
+    client and starts its first connection (in a thread: it may block); a user request is
+    answered with `released <id>` once `may_release()` is true (default: connect has returned,
+    for libraries without a handshake to wait for); when stdin closes, `close()` gets 1.5 s,
+    then exit 0."""
     import threading
+    import time
 
     ours, props = load_config(opts)
     client_type = ours.get("client.type", "producer")
@@ -217,7 +220,11 @@ def live_main(name, opts, connect, close, supported=("producer", "consumer", "ad
 
     def on_user_request(request_id):
         def wait():
-            ready.wait()
+            if may_release is None:
+                ready.wait()
+            else:
+                while not may_release():
+                    time.sleep(0.002)
             released(request_id)
         threading.Thread(target=wait, daemon=True).start()
 

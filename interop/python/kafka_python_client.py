@@ -18,8 +18,6 @@ numbering, byte budget and default key lists.
 import logging
 import os
 import sys
-import threading
-import time
 
 import _peer
 
@@ -53,72 +51,38 @@ def live(opts, kip1324):
     name = NAME + (" + KIP-1324" if kip1324 else "")
     logging.basicConfig(level=os.environ.get("KIPCHECK_CLIENT_LOG", "INFO"), stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    ours, props = _peer.load_config(opts)
-    profile_path = opts["--profile"]
-    client_type = ours.get("client.type", "producer")
-    if ours.get("client.embedded", "false") == "true" or client_type not in kp.DEFINITIONS:
-        _peer.note(name, f"kafka-python has no {client_type} client"
-                   + (" (embedded in Streams)" if ours.get("client.embedded") == "true" else ""))
-        return 3
     stock = {"producer": kafka.KafkaProducer, "consumer": kafka.KafkaConsumer,
-             "admin": kafka.KafkaAdminClient}[client_type]
-    kwargs, notes = kp.from_properties(client_type, props, stock.DEFAULT_CONFIG, with_kip=kip1324)
-    for n in notes:
-        _peer.note(name, n)
-    if kip1324:
-        cls = {"producer": kp.KafkaProducer, "consumer": kp.KafkaConsumer,
-               "admin": kp.KafkaAdminClient}[client_type]
-        if profile_path:
-            prof = kp.read_profile(profile_path)
+             "admin": kafka.KafkaAdminClient}
+    ours = {"producer": kp.KafkaProducer, "consumer": kp.KafkaConsumer,
+            "admin": kp.KafkaAdminClient}
+    state = {}
+
+    def connect(client_type, props):
+        kwargs, notes = kp.from_properties(client_type, props, stock[client_type].DEFAULT_CONFIG,
+                                           with_kip=kip1324)
+        for n in notes:
+            _peer.note(name, n)
+        cls = ours[client_type] if kip1324 else stock[client_type]
+        if kip1324 and opts["--profile"]:
+            prof = kp.read_profile(opts["--profile"])
             lists = prof.pop("default_keys_by_type")
             if client_type in lists:
                 prof["default_keys"] = lists[client_type]
             kwargs["kip1324"] = prof
-    else:
-        cls = stock
+        # The KIP-1324 state exists as soon as __init__ starts, before its blocking bootstrap.
+        client = state["client"] = cls.__new__(cls)
+        client.__init__(**kwargs)
+        state["built"] = True
 
-    client = cls.__new__(cls)  # the KIP-1324 state exists before the (blocking) constructor ends
-    built = threading.Event()
-    failed = []
-
-    def build():
-        try:
-            client.__init__(**kwargs)
-        except Exception as e:  # noqa: BLE001 - reported, the program stays up until stdin closes
-            failed.append(e)
-            _peer.note(name, f"client construction failed: {e!r}")
-        built.set()
-
-    threading.Thread(target=build, daemon=True).start()
-
-    def may_send():
-        push = getattr(client, "config_push", None)
-        if push is not None:
-            return push.released()
-        return built.is_set()
-
-    def on_user_request(request_id):
-        def wait():
-            while not may_send():
-                time.sleep(0.002)
-            _peer.released(request_id)
-        threading.Thread(target=wait, daemon=True).start()
-
-    _peer.serve_stdin(name, on_user_request)
+    def may_release():
+        push = getattr(state.get("client"), "config_push", None)
+        return push.released() if push is not None else state.get("built", False)
 
     def close():
-        try:
-            if built.is_set() and not failed:
-                client.close()
-        except Exception:  # noqa: BLE001 - exiting anyway
-            pass
+        if state.get("built"):
+            state["client"].close()
 
-    closer = threading.Thread(target=close, daemon=True)
-    closer.start()
-    closer.join(1.5)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
+    return _peer.live_main(name, opts, connect, close, may_release=may_release)
 
 
 def main(argv=None):
