@@ -192,12 +192,12 @@ def translate(props, accepted, renames=None):
 
 
 def live_main(name, opts, connect, close, supported=("producer", "consumer", "admin"),
-              may_release=None):
+              gate=None):
     """The live form shared by the Python programs: `connect(client_type, props)` builds the
     client and starts its first connection (in a thread: it may block); a user request is
-    answered with `released <id>` once `may_release()` is true (default: connect has returned,
-    for libraries without a handshake to wait for); when stdin closes, `close()` gets 1.5 s,
-    then exit 0."""
+    answered with `released <id>` once the predicate `gate()` made when it arrived is true
+    (default: connect has returned, for libraries without a handshake to wait for); when stdin
+    closes, `close()` gets 1.5 s, then exit 0."""
     import threading
     import time
 
@@ -219,11 +219,13 @@ def live_main(name, opts, connect, close, supported=("producer", "consumer", "ad
     threading.Thread(target=build, daemon=True).start()
 
     def on_user_request(request_id):
+        may_go = gate() if gate is not None else None
+
         def wait():
-            if may_release is None:
+            if may_go is None:
                 ready.wait()
             else:
-                while not may_release():
+                while not may_go():
                     time.sleep(0.002)
             released(request_id)
         threading.Thread(target=wait, daemon=True).start()

@@ -74,15 +74,28 @@ def live(opts, kip1324):
         client.__init__(**kwargs)
         state["built"] = True
 
-    def may_release():
-        push = getattr(state.get("client"), "config_push", None)
-        return push.released() if push is not None else state.get("built", False)
+    def gate():
+        """The release condition of an application request arriving now: the KIP-1324 client's
+        own (a producer's send() waits at most max.block.ms from its call), or, for the stock
+        client, its construction (bootstrap) being over."""
+        held = {}
+
+        def may_go():
+            if "gate" not in held:
+                push = getattr(state.get("client"), "config_push", None)
+                if push is None:
+                    return state.get("built", False)
+                held["gate"] = push.user_request_gate()
+            return held["gate"]()
+        may_go()
+        return may_go
 
     def close():
         if state.get("built"):
             state["client"].close()
 
-    return _peer.live_main(name, opts, connect, close, may_release=may_release)
+    return _peer.live_main(name, opts, connect, close, gate=gate)
+
 
 
 def main(argv=None):

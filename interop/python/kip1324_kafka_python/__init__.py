@@ -35,8 +35,9 @@ is ambiguous, each marked):
   with ±20 % jitter, and not before ``ThrottleTimeMs``; CONFIG_TOO_LARGE (provisional 137),
   INVALID_CONFIG and every other error are logged with the ErrorMessage and not retried;
 - deadline (A7): ``default_api_timeout_ms`` (consumer, admin) or ``max_block_ms`` (producer) from
-  the client's creation; at the deadline the handshake is abandoned, logged, and user requests go
-  (best effort: the client keeps working).
+  the client's creation, for the producer extended to ``max_block_ms`` from each ``send()`` that
+  waits ("blocks up to max.block.ms"); at the deadline the handshake is abandoned, logged, and
+  user requests go (best effort: the client keeps working).
 """
 
 import json
@@ -289,7 +290,28 @@ class ConfigPush:
         if not self.done.is_set():
             net.call_at(self._deadline_at, self._deadline_passed)
 
+    def note_user_request(self):
+        """An application request starts waiting; returns the monotonic time at which it stops
+        waiting at the latest (None: at the handshake's end). A producer's send() "blocks up
+        to max.block.ms" from its call, and the handshake goes on at least that long."""
+        if self.client_type != "producer" or self.done.is_set():
+            return None
+        until = time.monotonic() + self.deadline_ms / 1000
+        if until > self._deadline_at:
+            self._deadline_at = until
+            if self.net is not None:  # called from the application's thread: hand it over
+                self.net.call_soon_threadsafe(
+                    lambda: self.net.call_at(until, self._deadline_passed))
+        return until
+
+    def user_request_gate(self):
+        """A predicate: may an application request arriving now proceed?"""
+        until = self.note_user_request()
+        return lambda: self.released() or (until is not None and time.monotonic() >= until)
+
     def _deadline_passed(self):
+        if time.monotonic() < self._deadline_at - 0.001:
+            return  # extended by a later send(); its own timer is armed
         if self.state == "idle":
             self._finish("abandoned", "no broker advertised PushConfig before the deadline")
         elif self.state == "pending":
@@ -595,12 +617,17 @@ def _make_push(client_type, configs, defaults, deadline_key):
 
 
 class KafkaProducer(kafka.KafkaProducer):
-    """kafka-python's producer with the KIP-1324 handshake (deadline: max_block_ms)."""
+    """kafka-python's producer with the KIP-1324 handshake (deadline: max_block_ms from the
+    client's creation, extended to max_block_ms from each send() that waits for it)."""
 
     def __init__(self, **configs):
         self.config_push = _make_push("producer", configs, kafka.KafkaProducer.DEFAULT_CONFIG,
                                       "max_block_ms")
         super().__init__(**configs)
+
+    def send(self, *args, **kwargs):  # pylint: disable=arguments-differ
+        self.config_push.note_user_request()
+        return super().send(*args, **kwargs)
 
 
 class KafkaConsumer(kafka.KafkaConsumer):
