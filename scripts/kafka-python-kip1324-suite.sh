@@ -118,10 +118,12 @@ suite() {
     esac
   done
   local extra=()
-  if "$kipcheck" run --help | grep -q -- '--time-scale'; then extra+=(--time-scale "${KIPCHECK_TIME_SCALE:-0.1}"); fi
-  if "$kipcheck" run --help | grep -q 'user_requests\|--capability'; then
-    "$kipcheck" run --help | grep -q user_requests && extra+=(--capability user_requests)
-  fi
+  # The prototype speaks the user-request channel: declare it where kipcheck knows the capability.
+  local probe; probe=$("$kipcheck" run --capability user_requests --help 2>&1 || true)
+  case $probe in *"invalid value 'user_requests'"*) ;; *) extra+=(--capability user_requests) ;; esac
+  local help; help=$("$kipcheck" run --help 2>&1 || true)
+  case $help in *--time-scale*) extra+=(--time-scale "${KIPCHECK_TIME_SCALE:-0.1}") ;; esac
+  rm -rf "$out/suite"
   local rc=0
   "$kipcheck" run --target "client-cmd:$py $prog --config {config} --profile {profile} --bootstrap {bootstrap}" \
     --kip 1324 --role client --seed 1 --report-dir "$out/suite" "${extra[@]}" > "$out/suite.log" 2>&1 || rc=$?
