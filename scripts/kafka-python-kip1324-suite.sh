@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The kafka-python 3.0.12 KIP-1324 prototype (interop/python/kip1324_kafka_python) under kipcheck.
 #
-#   scripts/kafka-python-kip1324-suite.sh check   # the prototype alone against `kipcheck serve`:
-#                                                 # its PushConfig decodes and carries the right keys
+#   scripts/kafka-python-kip1324-suite.sh check   # the prototype alone: its pure parts
+#                                                 # (interop/python/test_live_form.py), then against
+#                                                 # `kipcheck serve`: its PushConfig decodes and
+#                                                 # carries the right keys
 #   scripts/kafka-python-kip1324-suite.sh suite [--min-judged N] [--min-passed N] [--max-failed N]
 #                                                 # the KIP-1324 client suite through client-cmd:
 #
@@ -70,6 +72,8 @@ PY
 }
 
 check() {
+  # The pure parts first: properties reader, name translation, selection, rendering, bytes.
+  (cd "$root/interop/python" && "$py" test_live_form.py) || exit 1
   # A consumer: one PushConfig with exactly the KIP's 11 consumer keys, typed and flagged; the
   # connection kafka-python opens after bootstrap gets none (once per client instance).
   check_one consumer-default-keys consumer '
