@@ -63,6 +63,15 @@ def live(opts, kip1324):
         for n in notes:
             _peer.note(name, n)
         cls = ours[client_type] if kip1324 else stock[client_type]
+        defaults = stock[client_type].DEFAULT_CONFIG
+        if (client_type == "consumer" and "fetch_max_wait_ms" not in kwargs
+                and kwargs.get("request_timeout_ms", defaults["request_timeout_ms"])
+                <= defaults["fetch_max_wait_ms"]):
+            # kafka-python refuses request_timeout_ms <= fetch_max_wait_ms (500 by default),
+            # e.g. a scaled request.timeout.ms of 200: lower the wait the file left unset.
+            kwargs["fetch_max_wait_ms"] = max(1, kwargs["request_timeout_ms"] // 2)
+            _peer.note(name, f"fetch.max.wait.ms lowered to {kwargs['fetch_max_wait_ms']}: "
+                       "kafka-python needs it below request.timeout.ms")
         if kip1324 and opts["--profile"]:
             prof = kp.read_profile(opts["--profile"])
             lists = prof.pop("default_keys_by_type")
