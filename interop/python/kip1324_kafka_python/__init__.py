@@ -391,6 +391,10 @@ class ConfigPush:
         return None
 
     def backoff_secs(self):
+        if self.retry_backoff_max_ms <= self.retry_backoff_ms:
+            # No exponential range: exactly retry.backoff.ms, as the Java clients'
+            # ExponentialBackoff does (no jitter when its exponent range is 0).
+            return self.retry_backoff_ms / 1000
         term = min(self.retry_backoff_ms * 2 ** (self.failures - 1), self.retry_backoff_max_ms)
         return min(term * random.uniform(0.8, 1.2), self.retry_backoff_max_ms) / 1000
 
