@@ -35,8 +35,9 @@ is ambiguous, each marked):
   with ±20 % jitter, and not before ``ThrottleTimeMs``; CONFIG_TOO_LARGE (provisional 137),
   INVALID_CONFIG and every other error are logged with the ErrorMessage and not retried;
 - deadline (A7): ``default_api_timeout_ms`` (consumer, admin) or ``max_block_ms`` (producer) from
-  the client's creation, for the producer extended to ``max_block_ms`` from each ``send()`` that
-  waits ("blocks up to max.block.ms"); at the deadline the handshake is abandoned, logged, and
+  the handshake's first PushConfig ("the PushConfig RPC specifies a fixed timeout"), for the
+  producer extended to ``max_block_ms`` from each ``send()`` that waits ("blocks up to
+  max.block.ms", counted from the call); at the deadline the handshake is abandoned, logged, and
   user requests go (best effort: the client keeps working).
 """
 
@@ -274,7 +275,10 @@ class ConfigPush:
         self.retry_not_before = 0.0
         self.entries = None
         self.net = None
-        self._deadline_at = time.monotonic() + deadline_ms / 1000
+        # The handshake deadline: deadline_ms after its first PushConfig (the RPC's timeout),
+        # later if a producer's waiting send() needs it; None until the handshake starts.
+        self._deadline_at = None
+        self._hold_until = 0.0  # the latest send() deadline seen before the handshake started
         self._gate = Future()
         self._owner = None  # the connection running the handshake
         self.ready = threading.Event()  # a connection finished its setup (handshake included)
@@ -285,10 +289,14 @@ class ConfigPush:
     # lifecycle -----------------------------------------------------------------------------
 
     def attach(self, net):
-        """Called by the manager: arms the deadline on the client's IO loop."""
+        """Called by the manager: the client's IO loop, where the deadline timers run."""
         self.net = net
-        if not self.done.is_set():
-            net.call_at(self._deadline_at, self._deadline_passed)
+
+    def _sent(self):
+        """A PushConfig was just written (on the IO loop): the first one arms the deadline."""
+        if self._deadline_at is None:
+            self._deadline_at = max(time.monotonic() + self.deadline_ms / 1000, self._hold_until)
+            self.net.call_at(self._deadline_at, self._deadline_passed)
 
     def note_user_request(self):
         """An application request starts waiting; returns the monotonic time at which it stops
@@ -297,12 +305,18 @@ class ConfigPush:
         if self.client_type != "producer" or self.done.is_set():
             return None
         until = time.monotonic() + self.deadline_ms / 1000
-        if until > self._deadline_at:
-            self._deadline_at = until
-            if self.net is not None:  # called from the application's thread: hand it over
-                self.net.call_soon_threadsafe(
-                    lambda: self.net.call_at(until, self._deadline_passed))
+        if self.net is not None:  # called from the application's thread: hand it over
+            self.net.call_soon_threadsafe(lambda: self._extend(until))
+        else:
+            self._hold_until = max(self._hold_until, until)
         return until
+
+    def _extend(self, until):
+        if self._deadline_at is None:
+            self._hold_until = max(self._hold_until, until)
+        elif until > self._deadline_at:
+            self._deadline_at = until
+            self.net.call_at(until, self._deadline_passed)
 
     def user_request_gate(self):
         """A predicate: may an application request arriving now proceed?"""
@@ -312,9 +326,7 @@ class ConfigPush:
     def _deadline_passed(self):
         if time.monotonic() < self._deadline_at - 0.001:
             return  # extended by a later send(); its own timer is armed
-        if self.state == "idle":
-            self._finish("abandoned", "no broker advertised PushConfig before the deadline")
-        elif self.state == "pending":
+        if self.state == "pending":
             self._finish("abandoned", "deadline of %d ms passed after %d attempt(s)"
                          % (self.deadline_ms, self.attempts), level=logging.ERROR)
 
@@ -466,7 +478,8 @@ class ConfigPush:
                 # The library would close the connection at its request timeout: give it none
                 # within the handshake and time the attempt here instead.
                 fut = conn._send_request(  # pylint: disable=protected-access
-                    req, timeout_at=self._deadline_at + 3600)
+                    req, timeout_at=sent + self.deadline_ms / 1000 + 3600)
+                self._sent()
                 timer = Future()
                 self.net.call_at(sent + self.request_timeout_ms / 1000,
                                  lambda: timer.is_done or timer.success(None))
@@ -482,6 +495,7 @@ class ConfigPush:
             else:
                 fut = conn._send_request(  # pylint: disable=protected-access
                     req, timeout_at=sent + self.request_timeout_ms / 1000)
+                self._sent()
                 await self._wait(fut)
             if self.done.is_set():
                 return  # deadline: abandoned with the request in flight
