@@ -274,6 +274,7 @@ class ConfigPush:
         self.failures = 0
         self.retry_not_before = 0.0
         self.entries = None
+        self._request = None
         self.net = None
         # The handshake deadline: deadline_ms after its first PushConfig (the RPC's timeout),
         # later if a producer's waiting send() needs it; None until the handshake starts.
@@ -292,11 +293,15 @@ class ConfigPush:
         """Called by the manager: the client's IO loop, where the deadline timers run."""
         self.net = net
 
-    def _sent(self):
-        """A PushConfig was just written (on the IO loop): the first one arms the deadline."""
+    def _sent(self, fut):
+        """A PushConfig was just written (on the IO loop): the first one arms the deadline.
+        Returns a list that gets the time its answer or failure arrives."""
         if self._deadline_at is None:
             self._deadline_at = max(time.monotonic() + self.deadline_ms / 1000, self._hold_until)
             self.net.call_at(self._deadline_at, self._deadline_passed)
+        outcome_at = []
+        fut.add_both(lambda _v: outcome_at.append(time.monotonic()))
+        return outcome_at
 
     def note_user_request(self):
         """An application request starts waiting; returns the monotonic time at which it stops
@@ -466,7 +471,9 @@ class ConfigPush:
                 await self._sleep_until(min(self.retry_not_before, self._deadline_at))
                 if self.done.is_set() or conn.closed:
                     return
-            req = self.build_request()
+            if self._request is None:
+                self._request = self.build_request()  # retries send the same configs
+            req = self._request
             if req is None:
                 self._finish("skipped", "every key is sensitive or null: nothing sent")
                 return
@@ -479,7 +486,7 @@ class ConfigPush:
                 # within the handshake and time the attempt here instead.
                 fut = conn._send_request(  # pylint: disable=protected-access
                     req, timeout_at=sent + self.deadline_ms / 1000 + 3600)
-                self._sent()
+                outcome_at = self._sent(fut)
                 timer = Future()
                 self.net.call_at(sent + self.request_timeout_ms / 1000,
                                  lambda: timer.is_done or timer.success(None))
@@ -495,13 +502,16 @@ class ConfigPush:
             else:
                 fut = conn._send_request(  # pylint: disable=protected-access
                     req, timeout_at=sent + self.request_timeout_ms / 1000)
-                self._sent()
+                outcome_at = self._sent(fut)
                 await self._wait(fut)
             if self.done.is_set():
                 return  # deadline: abandoned with the request in flight
+            # Backoff and throttle count from the moment the answer (or the failure) came, not
+            # from when this coroutine got to run again.
+            base = outcome_at[0] if outcome_at else time.monotonic()
             if fut.failed():
                 self.failures += 1
-                self.retry_not_before = time.monotonic() + self.backoff_secs()
+                self.retry_not_before = base + self.backoff_secs()
                 log.warning("KIP-1324: PushConfig attempt %d failed: %r; retrying after backoff",
                             self.attempts, fut.exception)
                 if conn.closed:
@@ -510,7 +520,7 @@ class ConfigPush:
             resp = fut.value
             throttle_ms = getattr(resp, "throttle_time_ms", 0) or 0
             if throttle_ms > 0:
-                until = time.monotonic() + throttle_ms / 1000
+                until = base + throttle_ms / 1000
                 conn.pause("kip1324_throttle")
                 self.net.call_at(until, lambda: conn.unpause("kip1324_throttle"))
             code = resp.error_code
@@ -527,7 +537,7 @@ class ConfigPush:
                 return
             self.failures += 1
             delay = max(self.backoff_secs(), throttle_ms / 1000)
-            self.retry_not_before = time.monotonic() + delay
+            self.retry_not_before = base + delay
             log.warning("KIP-1324: PushConfig attempt %d: retriable %s: %s; retry in %d ms",
                         self.attempts, name, resp.error_message, delay * 1000)
 
