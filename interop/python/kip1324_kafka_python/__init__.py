@@ -311,7 +311,10 @@ class ConfigPush:
             return None
         until = time.monotonic() + self.deadline_ms / 1000
         if self.net is not None:  # called from the application's thread: hand it over
-            self.net.call_soon_threadsafe(lambda: self._extend(until))
+            try:
+                self.net.call_soon_threadsafe(lambda: self._extend(until))
+            except RuntimeError:  # the client's IO loop is closed: nothing left to hold
+                pass
         else:
             self._hold_until = max(self._hold_until, until)
         return until
