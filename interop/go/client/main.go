@@ -1,7 +1,8 @@
-// Command client is a franz-go (kgo) client for interop runs: it bootstraps against the address
-// given as its first argument, produces one record to the interop topic (ApiVersions, Metadata,
-// InitProducerId, Produce), prints the partition and offset and exits 0. It exits 1 on failure,
-// 2 on bad usage; every step is bounded by -timeout.
+// Command client is a franz-go (kgo) client for interop runs. One-shot form (`client BOOTSTRAP`):
+// it bootstraps against the address given as its first argument, produces one record to the
+// interop topic (ApiVersions, Metadata, InitProducerId, Produce), prints the partition and offset
+// and exits 0. It exits 1 on failure, 2 on bad usage; every step is bounded by -timeout. Live form
+// (`client -config FILE [-profile FILE] [-bootstrap HOST:PORT]`): see live.go.
 package main
 
 import (
@@ -14,12 +15,20 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
+const defaultTopic = "kipcheck-interop"
+
 func main() {
 	timeout := flag.Duration("timeout", 20*time.Second, "bound on the whole run")
-	topic := flag.String("topic", "kipcheck-interop", "topic to produce to")
+	topic := flag.String("topic", defaultTopic, "topic to produce to")
+	config := flag.String("config", "", "live form: the client.properties file kipcheck writes")
+	flag.String("profile", "", "live form: the spec profile (not used: franz-go has no KIP-1324)")
+	bootstrap := flag.String("bootstrap", "", "live form: the address when the file has no bootstrap.servers")
 	flag.Parse()
+	if *config != "" {
+		os.Exit(live(*config, *bootstrap))
+	}
 	if flag.NArg() < 1 {
-		fmt.Fprintln(os.Stderr, "usage: client [-timeout D] [-topic T] BOOTSTRAP")
+		fmt.Fprintln(os.Stderr, "usage: client [-timeout D] [-topic T] BOOTSTRAP | client -config FILE [-profile FILE] [-bootstrap HOST:PORT]")
 		os.Exit(2)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
