@@ -158,6 +158,19 @@ const WITNESSES: &[(&str, &str)] = &[
         "k1326-broker-password-with-validator-excluded",
     ),
     (
+        "policy-violation-instead-of-invalid-config",
+        "b1324-policy-reject-invalid-config",
+    ),
+    ("size-counts-header", "b1324-size-body-at-max-accepted"),
+    (
+        "refuses-empty-configs",
+        "b1324-empty-configs-rejecting-policy",
+    ),
+    (
+        "closes-after-error-response",
+        "b1324-policy-reject-connection-stays-open",
+    ),
+    (
         "persists-below-enabling-version",
         "k1326-ctrl-no-persist-below-level",
     ),

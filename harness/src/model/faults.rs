@@ -130,6 +130,14 @@ faults! {
     ReportsValidatorlessConfigs => "reports-validatorless-configs",
     /// Broker: StaticConfigs include PASSWORD configs.
     ReportsPasswordConfigs => "reports-password-configs",
+    /// Broker: a rejected push is answered POLICY_VIOLATION (as CreateTopicPolicy rejections are) instead of INVALID_CONFIG.
+    PolicyViolationInsteadOfInvalidConfig => "policy-violation-instead-of-invalid-config",
+    /// Broker: the size compared with `client.config.max.bytes` includes the request header.
+    SizeCountsHeader => "size-counts-header",
+    /// Broker: a PushConfig with an empty Configs array is refused with INVALID_CONFIG before the policy.
+    RefusesEmptyConfigs => "refuses-empty-configs",
+    /// Broker: the connection is closed after every PushConfig error response.
+    ClosesAfterErrorResponse => "closes-after-error-response",
     /// Controller: StaticConfigs are persisted in RegisterBrokerRecord v5 below the enabling metadata.version.
     PersistsBelowEnablingVersion => "persists-below-enabling-version",
     /// Controller: StaticConfigs are persisted only above the enabling metadata.version (`>` instead of `>=`).
