@@ -112,6 +112,10 @@ const WITNESSES: &[(&str, &str)] = &[
         "c1324-invalid-config-no-handshake-on-reconnect",
     ),
     (
+        "rejection-keeps-requests-held",
+        "c1324-policy-violation-not-retried",
+    ),
+    (
         "advertises-without-policy",
         "b1324-no-policy-not-advertised-every-version",
     ),
@@ -170,6 +174,7 @@ const WITNESSES: &[(&str, &str)] = &[
         "closes-after-error-response",
         "b1324-policy-reject-connection-stays-open",
     ),
+    ("drops-policy-message", "b1324-policy-reject-invalid-config"),
     (
         "persists-below-enabling-version",
         "k1326-ctrl-no-persist-below-level",

@@ -461,7 +461,11 @@ impl BrokerModel {
         }
         match self.settings.policy.clone() {
             Some(PolicyVerdict::Reject { message }) => {
-                reject(self, ErrorCode::INVALID_CONFIG, message, true)
+                let mut resp = reject(self, ErrorCode::INVALID_CONFIG, message, true);
+                if self.faults.has(Fault::DropsPolicyMessage) {
+                    resp.error_message = None;
+                }
+                resp
             }
             _ => {
                 self.log(

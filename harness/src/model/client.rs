@@ -585,7 +585,9 @@ impl ClientModel {
                 },
                 out,
             );
-            self.release(now, UnblockReason::Rejected, out);
+            if !self.faults.has(Fault::RejectionKeepsRequestsHeld) {
+                self.release(now, UnblockReason::Rejected, out);
+            }
         }
     }
 

@@ -104,6 +104,8 @@ faults! {
     ShrinksAfterConfigTooLarge => "shrinks-after-config-too-large",
     /// Client: after a non-retriable rejection the handshake starts again on the next connection that advertises PushConfig.
     RehandshakeAfterRejection => "rehandshake-after-rejection",
+    /// Client: a non-retriable rejection does not release the user requests held for the handshake; they wait for its deadline.
+    RejectionKeepsRequestsHeld => "rejection-keeps-requests-held",
     /// Broker: PushConfig is advertised in ApiVersions even without a policy configured.
     AdvertisesWithoutPolicy => "advertises-without-policy",
     /// Broker: no `client.config.max.bytes` check at all.
@@ -138,6 +140,8 @@ faults! {
     RefusesEmptyConfigs => "refuses-empty-configs",
     /// Broker: the connection is closed after every PushConfig error response.
     ClosesAfterErrorResponse => "closes-after-error-response",
+    /// Broker: a policy rejection is answered INVALID_CONFIG with a null ErrorMessage, so the policy's description of the violation is lost.
+    DropsPolicyMessage => "drops-policy-message",
     /// Controller: StaticConfigs are persisted in RegisterBrokerRecord v5 below the enabling metadata.version.
     PersistsBelowEnablingVersion => "persists-below-enabling-version",
     /// Controller: StaticConfigs are persisted only above the enabling metadata.version (`>` instead of `>=`).
