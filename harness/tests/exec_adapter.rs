@@ -109,7 +109,7 @@ async fn python_broker_passes_every_broker_scenario_it_declares() {
         .iter()
         .filter(|s| s.area == "kip1324-broker")
         .count();
-    assert_eq!(broker, 70);
+    assert_eq!(broker, 71);
     let (results, summary) = run_python_broker(target, scenarios).await;
     let passed_in = |area: &str| {
         results
@@ -118,12 +118,12 @@ async fn python_broker_passes_every_broker_scenario_it_declares() {
             .count()
     };
     // Every broker scenario, the three that register first (KIP-1326) included.
-    assert_eq!(passed_in("kip1324-broker"), 70);
+    assert_eq!(passed_in("kip1324-broker"), 71);
     // The live-safe ApiVersions scenarios (broker role) pass too.
     assert_eq!(passed_in("apiversions"), 4);
-    assert_eq!(summary.passed, 74);
+    assert_eq!(summary.passed, 75);
     // Unsupported: every client and controller scenario.
-    assert_eq!(summary.unsupported, summary.total - 74);
+    assert_eq!(summary.unsupported, summary.total - 75);
 }
 
 /// Runs `scenarios` against the Python example broker; nothing may fail or error.

@@ -71,6 +71,51 @@ const WITNESSES: &[(&str, &str)] = &[
     ),
     ("blocks-past-deadline", "c1324-deadline-default-60000"),
     (
+        "push-before-api-versions-answer",
+        "c1324-handshake-waits-for-api-versions",
+    ),
+    (
+        "ignores-min-version",
+        "c1324-mixed-range-without-v0-push-to-v0-node",
+    ),
+    (
+        "describe-configs-type-numbering",
+        "c1324-consumer-default-keys-exact",
+    ),
+    (
+        "list-rendered-with-tostring",
+        "c1324-allowed-keys-self-listed",
+    ),
+    (
+        "is-default-by-value",
+        "c1324-is-default-explicit-default-value",
+    ),
+    (
+        "null-value-sent-empty",
+        "c1324-null-only-allowed-key-no-request",
+    ),
+    (
+        "retries-every-other-code",
+        "c1324-policy-violation-not-retried",
+    ),
+    ("hard-coded-retriable-set", "c1324-retry-not-controller"),
+    (
+        "backoff-exponent-off-by-one",
+        "c1324-backoff-exponential-growth",
+    ),
+    (
+        "shrinks-after-config-too-large",
+        "c1324-config-too-large-no-handshake-on-other-node",
+    ),
+    (
+        "rehandshake-after-rejection",
+        "c1324-invalid-config-no-handshake-on-reconnect",
+    ),
+    (
+        "rejection-keeps-requests-held",
+        "c1324-policy-violation-not-retried",
+    ),
+    (
         "advertises-without-policy",
         "b1324-no-policy-not-advertised-every-version",
     ),
@@ -116,6 +161,20 @@ const WITNESSES: &[(&str, &str)] = &[
         "reports-password-configs",
         "k1326-broker-password-with-validator-excluded",
     ),
+    (
+        "policy-violation-instead-of-invalid-config",
+        "b1324-policy-reject-invalid-config",
+    ),
+    ("size-counts-header", "b1324-size-body-at-max-accepted"),
+    (
+        "refuses-empty-configs",
+        "b1324-empty-configs-rejecting-policy",
+    ),
+    (
+        "closes-after-error-response",
+        "b1324-policy-reject-connection-stays-open",
+    ),
+    ("drops-policy-message", "b1324-policy-reject-invalid-config"),
     (
         "persists-below-enabling-version",
         "k1326-ctrl-no-persist-below-level",

@@ -331,18 +331,29 @@ impl ReferenceSession {
         let Some(b) = self.broker.as_mut() else {
             return self.push(conn, ConnOutput::Closed);
         };
-        let reply = b.handle_request(
+        // The frame is the 4-byte size, the header, then the body.
+        let header_len = frame.len().saturating_sub(4 + body.len());
+        let reply = b.handle_framed_request(
             now,
             &BrokerRequest {
                 api_key: ApiKey(header.request_api_key),
                 api_version: header.request_api_version,
                 body,
             },
+            header_len,
         );
         match reply {
             BrokerReply::Response {
-                api_version, body, ..
-            } => self.respond_frame(conn, header.correlation_id, api_version, body),
+                api_version,
+                body,
+                then_close,
+                ..
+            } => {
+                self.respond_frame(conn, header.correlation_id, api_version, body);
+                if then_close {
+                    self.push(conn, ConnOutput::Closed);
+                }
+            }
             BrokerReply::Close { .. } => self.push(conn, ConnOutput::Closed),
         }
     }

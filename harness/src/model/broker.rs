@@ -111,6 +111,8 @@ pub enum BrokerReply {
         api_version: i16,
         /// The body.
         body: ResponseBody,
+        /// Close the connection once the response is sent (only a faulty variant does).
+        then_close: bool,
     },
     /// Close the connection without a response.
     Close {
@@ -223,6 +225,17 @@ impl BrokerModel {
 
     /// Handles one request from the wire.
     pub fn handle_request(&mut self, now: Millis, req: &BrokerRequest) -> BrokerReply {
+        self.handle_framed_request(now, req, 0)
+    }
+
+    /// [`handle_request`](Self::handle_request) for a request whose header took `header_len`
+    /// bytes on the wire (no size measure counts them; a faulty variant does).
+    pub fn handle_framed_request(
+        &mut self,
+        now: Millis,
+        req: &BrokerRequest,
+        header_len: usize,
+    ) -> BrokerReply {
         let canonical = self.profile.provisional.canonical_api_key(req.api_key);
         if canonical == ApiKey::API_VERSIONS {
             return self.handle_api_versions(now, req);
@@ -265,11 +278,18 @@ impl BrokerModel {
             Ok(d) => d,
             Err(e) => return self.close(now, format!("PushConfig decode error: {e}")),
         };
-        let resp = self.handle_push_config_sized(now, &decoded, req.body.len());
+        let counted = if self.faults.has(Fault::SizeCountsHeader) {
+            header_len
+        } else {
+            0
+        };
+        let resp = self.handle_push_config_sized(now, &decoded, req.body.len(), counted);
+        let then_close = resp.error_code != 0 && self.faults.has(Fault::ClosesAfterErrorResponse);
         BrokerReply::Response {
             api_key: req.api_key,
             api_version: req.api_version,
             body: ResponseBody::PushConfig(resp),
+            then_close,
         }
     }
 
@@ -282,6 +302,7 @@ impl BrokerModel {
                 api_key: ApiKey::API_VERSIONS,
                 api_version: 0,
                 body: ResponseBody::ApiVersions(body.project(0)),
+                then_close: false,
             };
         }
         if let Err(e) = ApiVersionsRequest::from_bytes(&req.body, req.api_version) {
@@ -299,6 +320,7 @@ impl BrokerModel {
             api_key: ApiKey::API_VERSIONS,
             api_version: req.api_version,
             body: ResponseBody::ApiVersions(self.api_versions_response().project(req.api_version)),
+            then_close: false,
         }
     }
 
@@ -328,6 +350,7 @@ impl BrokerModel {
                 error_message: message.map(Into::into),
                 ..Default::default()
             }),
+            then_close: false,
         }
     }
 
@@ -339,7 +362,7 @@ impl BrokerModel {
         req: &PushConfigRequest,
     ) -> PushConfigResponse {
         let body_len = req.encoded_len(0).unwrap_or(usize::MAX);
-        self.handle_push_config_sized(now, req, body_len)
+        self.handle_push_config_sized(now, req, body_len, 0)
     }
 
     fn handle_push_config_sized(
@@ -347,8 +370,9 @@ impl BrokerModel {
         now: Millis,
         req: &PushConfigRequest,
         body_len: usize,
+        header_len: usize,
     ) -> PushConfigResponse {
-        let mut size = measure(self.profile.size_measure, req, body_len);
+        let mut size = measure(self.profile.size_measure, req, body_len) + header_len;
         if self.faults.has(Fault::MeasuresFramePrefix) {
             size += 4;
         }
@@ -366,6 +390,15 @@ impl BrokerModel {
             self.settings.throttle_time_ms
         };
         let reject = |this: &mut Self, code: ErrorCode, message: String, policy_called: bool| {
+            let code = if code == ErrorCode::INVALID_CONFIG
+                && this
+                    .faults
+                    .has(Fault::PolicyViolationInsteadOfInvalidConfig)
+            {
+                ErrorCode::POLICY_VIOLATION
+            } else {
+                code
+            };
             this.log(
                 now,
                 Event::PushConfigRejected {
@@ -400,6 +433,10 @@ impl BrokerModel {
         } else {
             self.profile.config_type_numbering
         };
+        if req.configs.is_empty() && self.faults.has(Fault::RefusesEmptyConfigs) {
+            let message = "PushConfig request has no Configs".to_string();
+            return reject(self, ErrorCode::INVALID_CONFIG, message, false);
+        }
         let mut configs = Vec::with_capacity(req.configs.len());
         for c in &req.configs {
             match check_entry(numbering, self.profile.broker_entry_checks, &self.faults, c) {
@@ -424,7 +461,11 @@ impl BrokerModel {
         }
         match self.settings.policy.clone() {
             Some(PolicyVerdict::Reject { message }) => {
-                reject(self, ErrorCode::INVALID_CONFIG, message, true)
+                let mut resp = reject(self, ErrorCode::INVALID_CONFIG, message, true);
+                if self.faults.has(Fault::DropsPolicyMessage) {
+                    resp.error_message = None;
+                }
+                resp
             }
             _ => {
                 self.log(

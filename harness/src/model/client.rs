@@ -480,17 +480,20 @@ impl ClientModel {
         }
         let key = self.profile.provisional.push_config_api_key.0;
         let supports = body.error_code == 0
-            && body
-                .api_keys
-                .iter()
-                .any(|k| k.api_key == key && k.min_version <= 0 && 0 <= k.max_version);
+            && body.api_keys.iter().any(|k| {
+                k.api_key == key
+                    && (k.min_version <= 0 || self.faults.has(Fault::IgnoresMinVersion))
+                    && 0 <= k.max_version
+            });
         if let Some(st) = self.nodes.get_mut(&node) {
             st.push_config = Some(supports);
         }
-        if supports
-            && self.faults.has(Fault::HandshakePerConnection)
-            && matches!(self.state, HandshakeState::Completed { .. })
-        {
+        let again = match self.state {
+            HandshakeState::Completed { .. } => self.faults.has(Fault::HandshakePerConnection),
+            HandshakeState::Rejected { .. } => self.faults.has(Fault::RehandshakeAfterRejection),
+            _ => false,
+        };
+        if supports && again {
             self.state = HandshakeState::Pending;
             self.deadline = now.plus(self.deadline_ms);
             self.sticky = Some(node);
@@ -548,7 +551,7 @@ impl ClientModel {
             self.state = HandshakeState::Completed { node };
             self.emit(now, Event::HandshakeCompleted { node }, out);
             self.release(now, UnblockReason::Completed, out);
-        } else if (code.retriable()
+        } else if (self.retriable(code)
             && code != ErrorCode::CONFIG_TOO_LARGE
             && code != ErrorCode::INVALID_CONFIG
             && !self.faults.has(Fault::RetriableErrorsNotRetried))
@@ -556,6 +559,18 @@ impl ClientModel {
                 && self.faults.has(Fault::RetriesConfigTooLarge))
             || (code == ErrorCode::INVALID_CONFIG && self.faults.has(Fault::RetriesInvalidConfig))
         {
+            self.schedule_retry(now, RetryCause::RetriableError(code), out);
+        } else if code == ErrorCode::CONFIG_TOO_LARGE
+            && self.faults.has(Fault::ShrinksAfterConfigTooLarge)
+            && self
+                .selection
+                .request
+                .as_ref()
+                .is_some_and(|r| r.configs.len() > 1)
+        {
+            if let Some(r) = self.selection.request.as_mut() {
+                r.configs.truncate(r.configs.len() / 2);
+            }
             self.schedule_retry(now, RetryCause::RetriableError(code), out);
         } else {
             self.in_flight = None;
@@ -570,7 +585,9 @@ impl ClientModel {
                 },
                 out,
             );
-            self.release(now, UnblockReason::Rejected, out);
+            if !self.faults.has(Fault::RejectionKeepsRequestsHeld) {
+                self.release(now, UnblockReason::Rejected, out);
+            }
         }
     }
 
@@ -614,7 +631,12 @@ impl ClientModel {
         if self.faults.has(Fault::JitterOutOfBounds) {
             backoff.jitter *= 2.0;
         }
-        let backoff_ms = backoff.delay(self.attempts.saturating_sub(1), &mut self.rng);
+        let exponent = if self.faults.has(Fault::BackoffExponentOffByOne) {
+            self.attempts
+        } else {
+            self.attempts.saturating_sub(1)
+        };
+        let backoff_ms = backoff.delay(exponent, &mut self.rng);
         let mut at = now.plus(backoff_ms);
         if self.sticky == Some(failed.node) {
             at = at.max(
@@ -687,10 +709,31 @@ impl ClientModel {
         }
     }
 
+    /// Whether `code` is retried as a transient PushConfig error (`ErrorCode::retriable`).
+    fn retriable(&self, code: ErrorCode) -> bool {
+        if self.faults.has(Fault::RetriesEveryOtherCode) {
+            return true;
+        }
+        if self.faults.has(Fault::HardCodedRetriableSet) {
+            return matches!(
+                code,
+                ErrorCode::REQUEST_TIMED_OUT
+                    | ErrorCode::NETWORK_EXCEPTION
+                    | ErrorCode::COORDINATOR_LOAD_IN_PROGRESS
+                    | ErrorCode::COORDINATOR_NOT_AVAILABLE
+            );
+        }
+        code.retriable()
+    }
+
     fn eligible(&self, node: NodeId) -> bool {
         let any_answer = self.faults.has(Fault::PushToUnadvertisingBroker);
+        let unanswered = self.faults.has(Fault::PushBeforeApiVersionsAnswer);
         self.nodes.get(&node).is_some_and(|s| {
-            s.connected && (s.push_config == Some(true) || (any_answer && s.push_config.is_some()))
+            s.connected
+                && (s.push_config == Some(true)
+                    || (any_answer && s.push_config.is_some())
+                    || (unanswered && s.push_config.is_none() && !s.api_versions_deferred))
         })
     }
 

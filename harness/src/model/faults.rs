@@ -82,6 +82,30 @@ faults! {
     ProducerDeadlineFromStart => "producer-deadline-from-start",
     /// Client: user requests stay blocked after the handshake deadline passes.
     BlocksPastDeadline => "blocks-past-deadline",
+    /// Client: PushConfig is pipelined right after ApiVersions on a new connection, before the answer says whether the node supports it.
+    PushBeforeApiVersionsAnswer => "push-before-api-versions-answer",
+    /// Client: a node counts as supporting PushConfig whatever MinVersion it advertises, so v0 goes to a broker whose range excludes it.
+    IgnoresMinVersion => "ignores-min-version",
+    /// Client: ConfigType is numbered as in DescribeConfigs (BOOLEAN 1, STRING 2, INT 3, … PASSWORD 9).
+    DescribeConfigsTypeNumbering => "describe-configs-type-numbering",
+    /// Client: LIST values are rendered with Java's `List.toString` (`[a, b]`) instead of `convertToString` (`a,b`).
+    ListRenderedWithToString => "list-rendered-with-tostring",
+    /// Client: IsDefault is `value == default`, so a key the user set to its default value is reported as default.
+    IsDefaultByValue => "is-default-by-value",
+    /// Client: a key whose value is null is sent with ConfigValue "" instead of being left out.
+    NullValueSentEmpty => "null-value-sent-empty",
+    /// Client: every error code except CONFIG_TOO_LARGE and INVALID_CONFIG is retried, non-retriable ones too.
+    RetriesEveryOtherCode => "retries-every-other-code",
+    /// Client: only a hard-coded set of transient codes (timeouts, network, coordinator) is retried; other retriable codes such as NOT_CONTROLLER and THROTTLING_QUOTA_EXCEEDED end the handshake.
+    HardCodedRetriableSet => "hard-coded-retriable-set",
+    /// Client: the backoff exponent counts the failed attempt too, so the first retry waits 2 × `retry.backoff.ms`.
+    BackoffExponentOffByOne => "backoff-exponent-off-by-one",
+    /// Client: after CONFIG_TOO_LARGE it drops half of its entries and sends the smaller request again.
+    ShrinksAfterConfigTooLarge => "shrinks-after-config-too-large",
+    /// Client: after a non-retriable rejection the handshake starts again on the next connection that advertises PushConfig.
+    RehandshakeAfterRejection => "rehandshake-after-rejection",
+    /// Client: a non-retriable rejection does not release the user requests held for the handshake; they wait for its deadline.
+    RejectionKeepsRequestsHeld => "rejection-keeps-requests-held",
     /// Broker: PushConfig is advertised in ApiVersions even without a policy configured.
     AdvertisesWithoutPolicy => "advertises-without-policy",
     /// Broker: no `client.config.max.bytes` check at all.
@@ -108,6 +132,16 @@ faults! {
     ReportsValidatorlessConfigs => "reports-validatorless-configs",
     /// Broker: StaticConfigs include PASSWORD configs.
     ReportsPasswordConfigs => "reports-password-configs",
+    /// Broker: a rejected push is answered POLICY_VIOLATION (as CreateTopicPolicy rejections are) instead of INVALID_CONFIG.
+    PolicyViolationInsteadOfInvalidConfig => "policy-violation-instead-of-invalid-config",
+    /// Broker: the size compared with `client.config.max.bytes` includes the request header.
+    SizeCountsHeader => "size-counts-header",
+    /// Broker: a PushConfig with an empty Configs array is refused with INVALID_CONFIG before the policy.
+    RefusesEmptyConfigs => "refuses-empty-configs",
+    /// Broker: the connection is closed after every PushConfig error response.
+    ClosesAfterErrorResponse => "closes-after-error-response",
+    /// Broker: a policy rejection is answered INVALID_CONFIG with a null ErrorMessage, so the policy's description of the violation is lost.
+    DropsPolicyMessage => "drops-policy-message",
     /// Controller: StaticConfigs are persisted in RegisterBrokerRecord v5 below the enabling metadata.version.
     PersistsBelowEnablingVersion => "persists-below-enabling-version",
     /// Controller: StaticConfigs are persisted only above the enabling metadata.version (`>` instead of `>=`).

@@ -165,9 +165,31 @@ pub fn select_with(
         let Some(wire_type) = numbering.to_wire(def.ty) else {
             continue;
         };
-        let Some((Some(rendered), is_default)) = effective_value(defs, user, profile, &key) else {
-            events.push(Event::NullValueOmitted { key });
-            continue;
+        let wire_type = if faults.has(Fault::DescribeConfigsTypeNumbering) {
+            def.ty.ordinal() + 1
+        } else {
+            wire_type
+        };
+        let (value, is_default) =
+            effective_value(defs, user, profile, &key).unwrap_or((None, true));
+        let rendered = match value {
+            Some(v)
+                if def.ty == ConfigType::List && faults.has(Fault::ListRenderedWithToString) =>
+            {
+                format!("[{}]", v.split(',').collect::<Vec<_>>().join(", "))
+            }
+            Some(v) => v,
+            None if faults.has(Fault::NullValueSentEmpty) => String::new(),
+            None => {
+                events.push(Event::NullValueOmitted { key });
+                continue;
+            }
+        };
+        let is_default = if faults.has(Fault::IsDefaultByValue) {
+            let default = def.default.and_then(|d| ConfigValue::parse(def.ty, d).ok());
+            default.is_some_and(|d| d.convert_to_string() == rendered)
+        } else {
+            is_default
         };
         let is_default = is_default && !faults.has(Fault::IsDefaultAlwaysFalse);
         events.push(Event::KeySelected {
