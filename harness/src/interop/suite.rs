@@ -115,6 +115,8 @@ mod tests {
             duration_ms: 1.0,
             simulated_ms: 0,
             reproduce: String::new(),
+            line: 1,
+            exchange: None,
         }
     }
 

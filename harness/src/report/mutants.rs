@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::error::{write_file, ReportError};
 use super::html::escape;
+use super::text::Paint;
 use crate::runner::{KillMatrix, VariantOutcome, MUTANTS_FORMAT_VERSION};
 
 /// File name of the JSON kill matrix inside the report directory.
@@ -83,12 +84,23 @@ fn headline(m: &KillMatrix) -> String {
     )
 }
 
-/// Renders the terminal text: one line per variant, survivors, dead weight, the headline.
+/// Renders the terminal text without colour; see [`render_mutants_text_with`].
 pub fn render_mutants_text(m: &KillMatrix) -> String {
+    render_mutants_text_with(m, false)
+}
+
+/// Renders the terminal text: one line per variant, survivors, dead weight, the headline;
+/// with `color`, `caught` green and `SURVIVED` bold red.
+pub fn render_mutants_text_with(m: &KillMatrix, color: bool) -> String {
+    let p = Paint { color };
     let mut out = String::new();
     let width = m.variants.iter().map(|v| v.name.len()).max().unwrap_or(0);
     for v in &m.variants {
-        let status = if v.caught() { "caught  " } else { "SURVIVED" };
+        let status = if v.caught() {
+            p.green("caught  ")
+        } else {
+            p.red(&p.bold("SURVIVED"))
+        };
         out.push_str(&format!(
             "{status} {:width$}  {} scenario(s): {}\n",
             v.name,

@@ -11,8 +11,8 @@ pub mod select;
 pub use crate::scenario::fill_push_config;
 pub use baseline::{Baseline, BaselineEntry, BaselineError};
 pub use events::{
-    Failure, Grade, Mismatch, RunEvent, RunInfo, ScenarioResult, Summary, UnsupportedCause,
-    Verdict, FORMAT_VERSION,
+    Direction, Exchange, ExchangeEntry, ExchangeKind, Failure, Grade, Mismatch, RunEvent, RunInfo,
+    ScenarioResult, Summary, UnsupportedCause, Verdict, FORMAT_VERSION,
 };
 pub use execute::{execute, Redactor, ScenarioOutcome};
 pub use mutants::{kill_matrix, KillMatrix, VariantOutcome, MUTANTS_FORMAT_VERSION};

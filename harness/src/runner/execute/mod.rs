@@ -3,11 +3,13 @@
 //! does the judging (`server_steps.rs`: kipcheck as the client of a broker or controller
 //! target; `client_steps.rs`: kipcheck as the brokers of a client target; `observe_steps.rs`:
 //! the target's own reports, which are evidence only where the target gives them);
-//! `failure.rs` builds located failures and `redact.rs` keeps secrets out of them. Request
+//! `failure.rs` builds located failures and `redact.rs` keeps secrets out of them; `exchange.rs` logs the frames
+//! that cross the session, for the reports of failing scenarios. Request
 //! bodies come prepared by the loader (`Scenario::compiled`).
 //! Nothing here writes reports: the outcome goes back to `run.rs`.
 
 mod client_steps;
+mod exchange;
 mod failure;
 mod observe_steps;
 mod redact;

@@ -7,12 +7,13 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use super::exchange::{ExchangeLog, Peer};
 use super::failure::StepFail;
 use super::redact::{yaml, Redactor};
 use crate::adapter::{AdapterError, Capabilities, PeerAction, Session, SessionConfig, Target};
 use crate::codec::{ApiKey, ProvisionalNumbers};
 use crate::model::SpecProfile;
-use crate::runner::events::{Failure, UnsupportedCause, Verdict};
+use crate::runner::events::{Exchange, Failure, UnsupportedCause, Verdict};
 use crate::scenario::matcher::Captures;
 use crate::scenario::{Capability, Scenario, Step};
 
@@ -33,6 +34,8 @@ pub struct ScenarioOutcome {
     pub steps_judged: usize,
     /// Observation steps skipped because the target reports no events.
     pub steps_not_observed: usize,
+    /// The exchange up to the failure (failed and errored scenarios whose session opened).
+    pub exchange: Option<Exchange>,
 }
 
 impl ScenarioOutcome {
@@ -46,6 +49,7 @@ impl ScenarioOutcome {
             simulated_ms: 0,
             steps_judged: 0,
             steps_not_observed: 0,
+            exchange: None,
         }
     }
 
@@ -59,6 +63,7 @@ impl ScenarioOutcome {
             simulated_ms: 0,
             steps_judged: 0,
             steps_not_observed: 0,
+            exchange: None,
         }
     }
 }
@@ -91,6 +96,8 @@ pub(super) struct Exec<'a> {
     pub(super) event_cursor: usize,
     /// Values captured by `$capture` patterns in this run, for `$eq_captured`/`$ne_captured`.
     pub(super) captures: Captures,
+    /// The frames exchanged so far, for the report of a failure.
+    pub(super) log: ExchangeLog,
 }
 
 /// Why `target` cannot be asked `scenario`: missing roles and capabilities (observation
@@ -212,6 +219,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
         last_step_end: 0,
         event_cursor: 0,
         captures: Captures::default(),
+        log: ExchangeLog::new(redactor.clone(), scenario.profile.provisional),
     };
     let (mut judged, mut not_observed) = (0, 0);
     for (i, step) in scenario.file.steps.iter().enumerate() {
@@ -219,6 +227,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
             not_observed += 1;
             continue;
         }
+        ex.log_action(&step.value);
         let result = ex.step(i, &step.value).await;
         if step.value.is_judgement() && !matches!(&result, Err(f) if f.errored) {
             judged += 1;
@@ -247,6 +256,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
                 simulated_ms: ex.session.now_ms(),
                 steps_judged: judged,
                 steps_not_observed: not_observed,
+                exchange: Some(ex.log.finish()),
             };
         }
         ex.last_step_end = ex.session.now_ms();
@@ -265,12 +275,35 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
         simulated_ms: ex.session.now_ms(),
         steps_judged: judged,
         steps_not_observed: not_observed,
+        exchange: None,
     }
 }
 
 impl Exec<'_> {
     pub(super) fn wire(&self, canonical: ApiKey) -> ApiKey {
         self.numbers.wire_api_key(canonical)
+    }
+
+    /// Logs a step that acts on the target without a frame.
+    fn log_action(&mut self, step: &Step) {
+        let (peer, what) = match step {
+            Step::Start => (None, "start".to_owned()),
+            Step::Connect { node } => (Some(Peer::Node(*node)), "connect".into()),
+            Step::Disconnect { node } => (Some(Peer::Node(*node)), "disconnect".into()),
+            Step::Timeout { node } => (Some(Peer::Node(*node)), "time out the request".into()),
+            Step::UserRequest { id } => (None, format!("user request {id}")),
+            Step::Register {
+                controller_max_version,
+            } => (
+                None,
+                format!("register (controller max version {controller_max_version})"),
+            ),
+            Step::Failover => (None, "controller failover".into()),
+            Step::Advance { ms } => (None, format!("advance {ms} ms")),
+            _ => return,
+        };
+        let now = self.session.now_ms();
+        self.log.action(now, peer, what);
     }
 
     async fn step(&mut self, i: usize, step: &Step) -> Result<(), StepFail> {
