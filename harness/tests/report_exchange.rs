@@ -174,3 +174,37 @@ fn secrets_are_redacted_in_bodies_and_their_frames_have_no_hex() {
         .iter()
         .any(|e| e.api.as_deref() == Some("ApiVersions") && e.hex.is_some()));
 }
+
+#[test]
+fn a_scenario_cut_off_at_its_timeout_keeps_the_exchange_so_far() {
+    let target = kipcheck::adapter::target_from_spec(
+        "client-cmd:sleep 30 # {bootstrap}",
+        &kipcheck::adapter::TargetOptions::default(),
+    )
+    .expect("a client-cmd target");
+    let waits = "title: w\nkip: KIP-1324\ngrade: MUST\nroles: [client]\nsetup:\n  client:\n    type: consumer\n    config: {}\nsteps:\n  - start\n  - expect_request: { from: 1, api: ApiVersions, within_ms: 60000 }\n";
+    let options = RunOptions {
+        seed: 3,
+        jobs: 1,
+        scenario_timeout: Duration::from_millis(700),
+        baseline: None,
+        command: "kipcheck run".into(),
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let s = scenarios("timeout", &[("w", waits.to_owned())]);
+    let results = rt.block_on(run_suite(target, s, &options, &mut |_| {})).0;
+    let r = &results[0];
+    assert_eq!(r.verdict, Verdict::Errored);
+    assert_eq!(
+        r.failure.as_ref().unwrap().message,
+        "the target did not finish within 700 ms"
+    );
+    let x = r.exchange.as_ref().expect("the exchange up to the timeout");
+    assert_eq!(x.entries.len(), 1);
+    assert_eq!(x.entries[0].kind, ExchangeKind::Action);
+    assert_eq!(x.entries[0].note.as_deref(), Some("start"));
+}

@@ -9,7 +9,7 @@ use futures::StreamExt;
 
 use super::baseline::Baseline;
 use super::events::{Failure, RunEvent, RunInfo, ScenarioResult, Summary};
-use super::execute::{execute, ScenarioOutcome};
+use super::execute::{execute_into, ExchangeSink, ScenarioOutcome};
 use super::select::scenario_seed;
 use crate::adapter::Target;
 use crate::scenario::Scenario;
@@ -60,16 +60,19 @@ pub async fn run_suite(
         async move {
             let t0 = Instant::now();
             let id = s.file.id.clone();
+            // The exchange so far survives a timeout or a panic, for the errored verdict.
+            let sink = ExchangeSink::default();
             let handle = tokio::spawn({
                 let s = s.clone();
+                let sink = sink.clone();
                 async move {
                     tokio::time::timeout(timeout, async {
-                        execute(target.as_ref(), &s, seed).await
+                        execute_into(target.as_ref(), &s, seed, sink).await
                     })
                     .await
                 }
             });
-            let outcome = match handle.await {
+            let mut outcome = match handle.await {
                 Ok(Ok(o)) => o,
                 Ok(Err(_)) => errored(
                     &s,
@@ -81,6 +84,9 @@ pub async fn run_suite(
                 Err(join) if join.is_panic() => errored(&s, "the target panicked".into()),
                 Err(_) => errored(&s, "the scenario task was cancelled".into()),
             };
+            if outcome.verdict == crate::runner::Verdict::Errored && outcome.exchange.is_none() {
+                outcome.exchange = sink.take();
+            }
             let _ = id;
             (s, outcome, t0.elapsed())
         }

@@ -6,6 +6,7 @@
 //! where frames cross the session (`send`, `recv`, `take_request`, `respond`); it never judges.
 
 use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
@@ -40,19 +41,47 @@ impl Peer {
     }
 }
 
-/// Records one scenario's exchange.
-pub(super) struct ExchangeLog {
+/// Where a scenario's exchange log keeps its entries, shared with whoever runs the scenario,
+/// so the exchange of a scenario cancelled at its timeout is not lost with it.
+#[derive(Clone, Debug, Default)]
+pub struct ExchangeSink(Arc<Mutex<SinkState>>);
+
+#[derive(Debug, Default)]
+struct SinkState {
     entries: VecDeque<ExchangeEntry>,
     seen: usize,
+}
+
+impl ExchangeSink {
+    /// The exchange recorded so far (`None` if nothing was), leaving the sink empty.
+    pub fn take(&self) -> Option<Exchange> {
+        let mut state = self.0.lock().ok()?;
+        let state = std::mem::take(&mut *state);
+        (state.seen > 0).then(|| Exchange {
+            cut_before: state.seen - state.entries.len(),
+            entries: state.entries.into(),
+            max_entries: MAX_ENTRIES,
+            max_body_bytes: MAX_BODY_BYTES,
+            max_frame_bytes: MAX_FRAME_BYTES,
+        })
+    }
+
+    fn seen(&self) -> usize {
+        self.0.lock().map_or(0, |s| s.seen)
+    }
+}
+
+/// Records one scenario's exchange.
+pub(super) struct ExchangeLog {
+    sink: ExchangeSink,
     redactor: Redactor,
     numbers: ProvisionalNumbers,
 }
 
 impl ExchangeLog {
-    pub(super) fn new(redactor: Redactor, numbers: ProvisionalNumbers) -> Self {
+    pub(super) fn new(sink: ExchangeSink, redactor: Redactor, numbers: ProvisionalNumbers) -> Self {
         Self {
-            entries: VecDeque::new(),
-            seen: 0,
+            sink,
             redactor,
             numbers,
         }
@@ -132,14 +161,8 @@ impl ExchangeLog {
     }
 
     /// The log as a result field.
-    pub(super) fn finish(self) -> Exchange {
-        Exchange {
-            cut_before: self.seen - self.entries.len(),
-            entries: self.entries.into(),
-            max_entries: MAX_ENTRIES,
-            max_body_bytes: MAX_BODY_BYTES,
-            max_frame_bytes: MAX_FRAME_BYTES,
-        }
+    pub(super) fn finish(&self) -> Option<Exchange> {
+        self.sink.take()
     }
 
     fn entry(
@@ -154,7 +177,7 @@ impl ExchangeLog {
         let shown = frame.len().min(MAX_FRAME_BYTES);
         let secret = self.redactor.found_in(frame);
         ExchangeEntry {
-            seq: self.seen,
+            seq: self.sink.seen(),
             at_ms,
             direction,
             kind,
@@ -198,11 +221,13 @@ impl ExchangeLog {
     }
 
     fn push(&mut self, e: ExchangeEntry) {
-        self.seen += 1;
-        if self.entries.len() == MAX_ENTRIES {
-            self.entries.pop_front();
+        if let Ok(mut state) = self.sink.0.lock() {
+            state.seen += 1;
+            if state.entries.len() == MAX_ENTRIES {
+                state.entries.pop_front();
+            }
+            state.entries.push_back(e);
         }
-        self.entries.push_back(e);
     }
 }
 

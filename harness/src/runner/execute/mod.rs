@@ -16,5 +16,6 @@ mod redact;
 mod scenario;
 mod server_steps;
 
+pub use exchange::ExchangeSink;
 pub use redact::Redactor;
-pub use scenario::{execute, ScenarioOutcome};
+pub use scenario::{execute, execute_into, ScenarioOutcome};

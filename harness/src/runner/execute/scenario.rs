@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use super::exchange::{ExchangeLog, Peer};
+use super::exchange::{ExchangeLog, ExchangeSink, Peer};
 use super::failure::StepFail;
 use super::redact::{yaml, Redactor};
 use crate::adapter::{AdapterError, Capabilities, PeerAction, Session, SessionConfig, Target};
@@ -178,6 +178,17 @@ pub fn differing_readings(a: &SpecProfile, b: &SpecProfile) -> Vec<(String, Stri
 
 /// Runs `scenario` on `target` with `seed`.
 pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> ScenarioOutcome {
+    execute_into(target, scenario, seed, ExchangeSink::default()).await
+}
+
+/// [`execute`], logging the exchange into `sink` as it goes (a failed or errored outcome
+/// carries it; the caller can still [`take`](ExchangeSink::take) it when it cancels the run).
+pub async fn execute_into(
+    target: &dyn Target,
+    scenario: &Scenario,
+    seed: u64,
+    sink: ExchangeSink,
+) -> ScenarioOutcome {
     let caps = target.capabilities();
     let causes = gate(&caps, scenario);
     if !causes.is_empty() {
@@ -219,7 +230,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
         last_step_end: 0,
         event_cursor: 0,
         captures: Captures::default(),
-        log: ExchangeLog::new(redactor.clone(), scenario.profile.provisional),
+        log: ExchangeLog::new(sink, redactor.clone(), scenario.profile.provisional),
     };
     let (mut judged, mut not_observed) = (0, 0);
     for (i, step) in scenario.file.steps.iter().enumerate() {
@@ -256,7 +267,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
                 simulated_ms: ex.session.now_ms(),
                 steps_judged: judged,
                 steps_not_observed: not_observed,
-                exchange: Some(ex.log.finish()),
+                exchange: ex.log.finish(),
             };
         }
         ex.last_step_end = ex.session.now_ms();
