@@ -4,14 +4,14 @@
 mod report_support;
 
 use kipcheck::report::{
-    file_reporters, render_html, render_json, render_junit, render_markdown, standard_reporters,
-    FileFormat, FileReporter, ReportError, Reporter, Reporters, RunRecord, TerminalOptions,
-    HTML_FILE, JSON_FILE, JUNIT_FILE, MARKDOWN_FILE,
+    file_reporters, render_html, render_html_with, render_json, render_junit, render_markdown,
+    standard_reporters, FileFormat, FileReporter, HtmlOptions, ReportError, Reporter, Reporters,
+    RunRecord, TerminalOptions, HTML_FILE, JSON_FILE, JUNIT_FILE, MARKDOWN_FILE,
 };
 use kipcheck::runner::RunEvent;
 use quick_junit::{NonSuccessKind, TestCaseStatus};
 use report_support::{
-    assert_snapshot, events, fresh_dir, ACTUAL_YAML, EXPECTED_YAML, FAILED_ID, RAW_HEX,
+    assert_snapshot, events, exchange, fresh_dir, ACTUAL_YAML, EXPECTED_YAML, FAILED_ID, RAW_HEX,
 };
 use serde_json::json;
 
@@ -43,7 +43,9 @@ fn scenario(
         "duration_ms": 1.5,
         "simulated_ms": 1000,
         "reproduce": format!("kipcheck run --target reference --seed 42 --id {id}"),
+        "line": 2,
         "diff": null,
+        "exchange": null,
     });
     for (k, val) in extra.as_object().expect("object") {
         v[k] = val.clone();
@@ -58,6 +60,8 @@ fn results_json_has_the_exact_content_sorted_by_id() {
     let actual: serde_json::Value = serde_json::from_str(&text).expect("parses");
     let expected = json!({
         "format_version": 1,
+        "outcome": "failed",
+        "aborted": null,
         "summary": {
             "passed": 1, "failed": 1, "unsupported": 1, "expected_failures": 1,
             "unexpected_passes": 1, "errored": 1, "total": 6,
@@ -70,6 +74,8 @@ fn results_json_has_the_exact_content_sorted_by_id() {
         "target": "reference",
         "command": "kipcheck run --target reference --seed 42",
         "kipcheck_version": "0.1.0",
+        "started_unix_ms": 1_764_590_400_000u64,
+        "hostname": "ci-runner-7",
         "duration_ms": 12.5,
         "simulated_ms": 126500,
         "scenarios": [
@@ -125,7 +131,8 @@ fn results_json_has_the_exact_content_sorted_by_id() {
                         {"path": "body.Configs[3].ConfigValue", "expected": "\"500\"", "actual": "\"5000\""}
                     ],
                     "raw_hex": RAW_HEX
-                }
+                },
+                "exchange": serde_json::to_value(exchange()).unwrap(),
             })),
             scenario("streams-single-handshake", "kip1324-client", "KIP-1324", "unsupported", json!({
                 "grade": "SHOULD",
@@ -140,6 +147,21 @@ fn results_json_has_the_exact_content_sorted_by_id() {
         ]
     });
     assert_eq!(actual, expected);
+    // The exchange's wire shape, spelled out once.
+    let x = &actual["scenarios"][4]["exchange"];
+    assert_eq!(x["cut_before"], 1);
+    assert_eq!(x["max_entries"], 32);
+    assert_eq!(
+        x["entries"][2],
+        json!({
+            "seq": 3, "at_ms": 6, "direction": "sent", "kind": "response", "peer": "node 1",
+            "api": "PushConfig", "version": 0, "correlation_id": 7,
+            "body": {"ErrorCode": 37, "ErrorMessage": "a <b>"}, "note": null,
+            "len": 600, "hex": "00".repeat(512), "hex_cut": 88
+        })
+    );
+    assert_eq!(x["entries"][0]["kind"], "action");
+    assert_eq!(x["entries"][1]["direction"], "received");
     // Top-level keys come in the documented order.
     let keys: Vec<&str> = actual
         .as_object()
@@ -157,11 +179,15 @@ fn results_json_has_the_exact_content_sorted_by_id() {
         ordered,
         [
             "format_version",
+            "outcome",
+            "aborted",
             "summary",
             "seed",
             "target",
             "command",
             "kipcheck_version",
+            "started_unix_ms",
+            "hostname",
             "duration_ms",
             "simulated_ms",
             "scenarios"
@@ -241,8 +267,37 @@ fn junit_has_one_suite_per_area_and_maps_every_verdict() {
         }
         other => panic!("{other:?}"),
     }
+    // Where annotators point: the scenario file and the line of its `id:`; when and where.
+    assert_eq!(
+        failed.extra.get("file").map(|v| v.as_str()),
+        Some("scenarios/kip1324-client/size-max-plus-one.yaml")
+    );
+    assert_eq!(failed.extra.get("line").map(|v| v.as_str()), Some("2"));
+    for s in &report.test_suites {
+        assert_eq!(
+            s.extra.get("hostname").map(|v| v.as_str()),
+            Some("ci-runner-7")
+        );
+        assert_eq!(
+            s.timestamp.map(|t| t.to_rfc3339()),
+            Some("2025-12-01T12:00:00+00:00".into())
+        );
+    }
+    assert_eq!(
+        report.timestamp.map(|t| t.timestamp_millis()),
+        Some(1_764_590_400_000)
+    );
     let out = failed.system_out.as_ref().unwrap().as_str();
-    assert!(out.contains("   13     │-      ConfigValue: \"500\""));
+    assert!(out.contains("   10     │-    ConfigValue: \"500\""));
+    // The whole exchange, one head line per entry, in system-out.
+    assert!(
+        out.contains("  exchange (3 entries, 1 earlier not shown):\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("    #3      6 ms → node 1 PushConfig v0 response corr 7 (600 bytes)\n"),
+        "{out}"
+    );
     assert!(out.contains(
         "    00000000  00 00 00 17 00 00 00 0d  00 05 6b 69 70 63 68 65  |..........kipche|"
     ));
@@ -321,12 +376,35 @@ fn html_is_self_contained_escaped_and_filterable() {
     assert!(html.contains("<tr><th><a href=\"#scenarios\" class=\"kip-link\" data-kip=\"KIP-1324\">KIP-1324</a></th><td class=\"n v-passed\">1</td><td class=\"n v-failed\">1</td><td class=\"n v-unsupported\">1</td>"));
     // Side-by-side diff with changed tokens marked and values escaped.
     assert!(html.contains(
-        "<tr><td class=\"ln\">13</td><td class=\"del\">      ConfigValue: <mark>&quot;500&quot;</mark></td>\
-         <td class=\"ln\">13</td><td class=\"ins\">      ConfigValue: <mark>&quot;5000&quot;</mark></td></tr>"
+        "<tr><td class=\"ln\">10</td><td class=\"del\">    ConfigValue: <mark>&quot;500&quot;</mark></td>\
+         <td class=\"ln\">11</td><td class=\"ins\">    ConfigValue: <mark>&quot;5000&quot;</mark></td></tr>"
     ), "{html}");
     assert!(html.contains(
-        "<tr><td class=\"ln\">11</td><td class=\"eq\">      ConfigValue: &quot;5&quot;</td><td class=\"ln\">11</td><td class=\"eq\">      ConfigValue: &quot;5&quot;</td></tr>"
+        "<tr><td class=\"ln\">8</td><td class=\"eq\">    ConfigValue: &quot;5&quot;</td><td class=\"ln\">9</td><td class=\"eq\">    ConfigValue: &quot;5&quot;</td></tr>"
     ));
+    // The field the pattern does not name is not shown as a mismatch.
+    assert!(html.contains(
+        "<tr><td class=\"ln\"></td><td class=\"empty\"></td><td class=\"ln\">2</td><td class=\"ign\">ClientVersion: 4.4.0</td></tr>"
+    ), "{html}");
+    assert!(
+        html.contains("<span class=\"ign\">·not compared (the pattern does not name it)</span>")
+    );
+    // Findings first, the first one linked from the header; the badge says the count word.
+    let first = html.find("id=\"s-size-max-plus-one\"").unwrap();
+    let errored = html.find("id=\"s-registration-rejected\"").unwrap();
+    let stale = html.find("id=\"s-audit-upgrade-static\"").unwrap();
+    let passed = html.find("id=\"s-push-once-per-instance\"").unwrap();
+    assert!(first < errored && errored < stale && stale < passed);
+    assert!(html.contains("<p class=\"first-finding\">first finding: <span class=\"badge v-failed\">FAILED</span> <a href=\"#s-size-max-plus-one\" class=\"to-scenario\">size-max-plus-one</a>: <code>body.Configs[3].ConfigValue: expected &quot;500&quot;, actual &quot;5000&quot;</code> <span class=\"muted\">(and 2 more)</span></p>"), "{html}");
+    for tag in ["SKIP", "XFAIL", "STALE", ">PASS<", ">FAIL<", ">ERROR<"] {
+        assert!(!html.contains(tag), "old badge word {tag}");
+    }
+    assert!(html.contains("<span class=\"badge\">EXPECTED FAILURE</span> (1)"));
+    // The scenario file is linked with the line of its id.
+    assert!(html.contains("<a class=\"file\" href=\"scenarios/kip1324-client/size-max-plus-one.yaml\"><code>scenarios/kip1324-client/size-max-plus-one.yaml:2</code></a>"));
+    // The exchange, collapsible, with bodies escaped and the hex behind its own disclosure.
+    assert!(html.contains("<details class=\"exchange\"><summary>exchange that led here: 3 entries <span class=\"muted\">(1 earlier cut; the log keeps the last 32)</span></summary>"));
+    assert!(html.contains("<tr class=\"response sent\"><td class=\"n\">3</td><td class=\"n\">6</td><td class=\"dir\">→</td><td>node 1</td><td>PushConfig v0 response corr 7 (600 bytes)<pre class=\"body\">{\n  &quot;ErrorCode&quot;: 37,\n  &quot;ErrorMessage&quot;: &quot;a &lt;b&gt;&quot;\n}</pre><details class=\"hex\"><summary>hex (600 bytes, first 512 shown)</summary>"), "{html}");
     assert!(
         html.contains("<tr class=\"hunk\">"),
         "two hunks, one separator"
@@ -365,7 +443,12 @@ fn file_reporters_write_every_file_into_a_new_directory() {
     assert_eq!(read(JSON_FILE), render_json(&rec).unwrap());
     assert_eq!(read(JUNIT_FILE), render_junit(&rec).unwrap());
     assert_eq!(read(MARKDOWN_FILE), render_markdown(&rec));
-    assert_eq!(read(HTML_FILE), render_html(&rec));
+    // The directory is absolute: scenario files are linked from the working directory.
+    let cwd = std::env::current_dir().unwrap();
+    let linked = HtmlOptions {
+        link_base: format!("file://{}/", cwd.display()),
+    };
+    assert_eq!(read(HTML_FILE), render_html_with(&rec, &linked));
     let leftovers: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -403,4 +486,62 @@ fn creating_the_report_directory_fails_with_its_path() {
     let err = standard_reporters(&file.join("sub"), TerminalOptions::default()).unwrap_err();
     assert!(matches!(err, ReportError::CreateDir { .. }));
     assert!(err.to_string().contains("a-file"), "{err}");
+}
+
+#[test]
+fn a_new_run_replaces_the_previous_reports_at_once_and_an_aborted_run_says_why() {
+    let dir = fresh_dir("report_stale");
+    let mut good = file_reporters(&dir).expect("create");
+    for event in events()
+        .into_iter()
+        .filter(|e| !matches!(e, RunEvent::ScenarioFinished(r) if r.verdict != kipcheck::runner::Verdict::Passed))
+    {
+        good.on_event(&event).expect("event");
+    }
+    good.finish().expect("finish");
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).expect(f);
+    assert!(
+        read(HTML_FILE).contains("<h1>kipcheck: FAILED</h1>"),
+        "the fixture's summary is red"
+    );
+    // The next run starts: before any event, no file says what the previous one did.
+    let mut next = file_reporters(&dir).expect("create");
+    for (f, headline) in [
+        (HTML_FILE, "<h1>kipcheck: ABORTED</h1>"),
+        (MARKDOWN_FILE, "## ❌ kipcheck: ABORTED\n"),
+    ] {
+        let text = read(f);
+        assert!(text.contains(headline), "{f}: {text}");
+        assert!(!text.contains("kipcheck: FAILED"), "{f}");
+        assert!(text.contains("the run did not finish"), "{f}");
+    }
+    let json: serde_json::Value = serde_json::from_str(&read(JSON_FILE)).unwrap();
+    assert_eq!(json["outcome"], "aborted");
+    assert_eq!(json["summary"]["total"], 0);
+    assert!(read(JUNIT_FILE).contains("<testcase name=\"run\""));
+    // It is aborted with a reason after it started.
+    next.on_event(&events()[0]).expect("started");
+    next.abort("the target did not start: connection refused")
+        .expect("abort");
+    let html = read(HTML_FILE);
+    assert!(html.contains("<h1>kipcheck: ABORTED</h1>"));
+    assert!(html.contains(
+        "<p class=\"aborted\">aborted: the target did not start: connection refused</p>"
+    ));
+    let json: serde_json::Value = serde_json::from_str(&read(JSON_FILE)).unwrap();
+    assert_eq!(
+        json["aborted"],
+        "the target did not start: connection refused"
+    );
+    assert_eq!(json["target"], "reference");
+    let junit = read(JUNIT_FILE);
+    assert!(
+        junit.contains(
+            "message=\"aborted: the target did not start: connection refused\" type=\"aborted\""
+        ),
+        "{junit}"
+    );
+    assert!(
+        read(MARKDOWN_FILE).contains("**aborted:** the target did not start: connection refused")
+    );
 }

@@ -36,16 +36,20 @@ fn plain_output_shows_each_findings_diff_location_and_reproduction() {
     assert!(
         out.contains("  at scenarios/kip1324-client/size-max-plus-one.yaml:14:5 (step index 2)\n")
     );
-    assert!(out.contains("  -expected +actual\n"));
-    assert!(out.contains("   13     │-      ConfigValue: \"500\"\n"));
-    assert!(out.contains("       13 │+      ConfigValue: \"5000\"\n"));
+    assert!(out.contains("  -expected +actual ·not compared (the pattern does not name it)\n"));
+    assert!(out.contains("   10     │-    ConfigValue: \"500\"\n"));
+    assert!(out.contains("       11 │+    ConfigValue: \"5000\"\n"));
+    // A field the pattern does not name is set apart from the mismatch.
+    assert!(out.contains("        2 │·ClientVersion: 4.4.0\n"));
     assert!(out.contains("    00000010  63 6b 3c 3e 26"));
     assert!(out.contains(
         "  reproduce: kipcheck run --target reference --seed 42 --id size-max-plus-one\n"
     ));
-    assert!(out.contains("STALE audit-upgrade-static"));
+    assert!(out.contains("UNEXPECTED PASS audit-upgrade-static"));
     // Only findings are detailed: the expected failure and the pass are not.
-    assert!(!out.contains("XFAIL floor-below-lowest"));
+    assert!(!out.contains("EXPECTED FAILURE floor-below-lowest"));
+    // The last entries of the exchange, one line each, bodies cut short.
+    assert!(out.contains("  exchange (3 entries, 1 earlier not shown):\n    #1      0 ms → node 1 connect\n    #2      5 ms ← node 1 PushConfig v0 request corr 7 (21 bytes)\n      {\"Configs\":[{\"ConfigKey\":\"max.poll.records\",\"ConfigValue\":\"5000\"}]}\n"), "{out}");
 }
 
 #[test]
@@ -54,7 +58,7 @@ fn coloured_output_uses_ansi_escapes_and_underlines_changed_tokens() {
         color: true,
         ..TerminalOptions::default()
     });
-    assert!(out.contains("\x1b[1;31mFAIL\x1b[0m"));
+    assert!(out.contains("\x1b[1;31mFAILED\x1b[0m"));
     assert!(out.contains("\x1b[32;1;4m\"5000\"\x1b[0m"), "{out}");
 }
 
@@ -64,13 +68,21 @@ fn verbose_output_lists_every_scenario_and_details_expected_failures() {
         verbose: true,
         ..TerminalOptions::default()
     });
-    for tag in ["PASS", "FAIL", "SKIP", "XFAIL", "STALE", "ERROR"] {
+    // The count words, as the summary says them.
+    for tag in [
+        "PASSED",
+        "FAILED",
+        "UNSUPPORTED",
+        "EXPECTED FAILURE",
+        "UNEXPECTED PASS",
+        "ERRORED",
+    ] {
         assert!(
-            out.contains(&format!("{tag:>5} [")),
+            out.contains(&format!("{tag:>16} [")),
             "no {tag} line:\n{out}"
         );
     }
-    assert!(out.contains("XFAIL floor-below-lowest"));
+    assert!(out.contains("EXPECTED FAILURE floor-below-lowest"));
     assert!(out.contains("    - version: expected 0, actual 1\n"));
     assert!(out.contains("  step:\n"));
 }
@@ -85,6 +97,43 @@ fn colour_needs_a_tty_and_no_no_color() {
     assert!(TerminalOptions::from_environment(true, Some("")).color);
     let pipe = TerminalOptions::from_environment(false, None);
     assert!(!pipe.color && !pipe.progress);
+}
+
+#[test]
+fn colour_choice_flag_and_environment_follow_the_conventions() {
+    use kipcheck::report::ColorChoice::{Always, Auto, Never};
+    let env = |pairs: &'static [(&'static str, &'static str)]| {
+        move |k: &str| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    };
+    let color = |choice, tty, pairs| TerminalOptions::resolve(choice, tty, env(pairs)).color;
+    // The flag decides alone.
+    assert!(color(Always, false, &[("NO_COLOR", "1"), ("TERM", "dumb")]));
+    assert!(!color(Never, true, &[("CLICOLOR_FORCE", "1")]));
+    // auto: a terminal colours, a pipe does not.
+    assert!(color(Auto, true, &[]));
+    assert!(!color(Auto, false, &[]));
+    // NO_COLOR (non-empty) wins over everything else; empty counts as unset.
+    assert!(!color(
+        Auto,
+        true,
+        &[("NO_COLOR", "1"), ("CLICOLOR_FORCE", "1")]
+    ));
+    assert!(color(Auto, true, &[("NO_COLOR", "")]));
+    // CLICOLOR_FORCE colours a pipe, unless it is 0 or empty.
+    assert!(color(Auto, false, &[("CLICOLOR_FORCE", "1")]));
+    assert!(!color(Auto, false, &[("CLICOLOR_FORCE", "0")]));
+    assert!(!color(Auto, false, &[("CLICOLOR_FORCE", "")]));
+    // TERM=dumb and CLICOLOR=0 turn a terminal's colour off; dumb also drops the bar.
+    assert!(!color(Auto, true, &[("TERM", "dumb")]));
+    assert!(!color(Auto, true, &[("CLICOLOR", "0")]));
+    assert!(color(Auto, true, &[("TERM", "xterm-256color")]));
+    assert!(!TerminalOptions::resolve(Auto, true, env(&[("TERM", "dumb")])).progress);
+    assert!(TerminalOptions::resolve(Never, true, env(&[])).progress);
 }
 
 #[test]

@@ -9,7 +9,10 @@ use std::time::Duration;
 use anyhow::anyhow;
 use clap::Args;
 use kipcheck::model::Fault;
-use kipcheck::report::{render_mutants_text, write_mutants_reports, MUTANTS_JSON_FILE};
+use kipcheck::report::{
+    render_mutants_text_with, write_mutants_reports, ColorChoice, TerminalOptions,
+    MUTANTS_JSON_FILE,
+};
 use kipcheck::runner::{kill_matrix, RunOptions};
 
 use super::selection::{load_selection, FilterArgs, Observe};
@@ -45,6 +48,10 @@ pub struct MutantsArgs {
     /// `none`: hide every target's events, so the matrix shows what the wire alone catches.
     #[arg(long, value_enum, default_value_t = Observe::Target)]
     observe: Observe,
+    /// Terminal colours: `auto` (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces
+    /// them; TERM=dumb turns them off), `always` or `never`.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    color: ColorChoice,
 }
 
 /// The `--list` text: one Markdown bullet per variant.
@@ -108,7 +115,8 @@ pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
         a.observe == Observe::Target,
         &mut |_| {},
     ));
-    print!("{}", render_mutants_text(&matrix));
+    let color = TerminalOptions::detect_with(a.color).color;
+    print!("{}", render_mutants_text_with(&matrix, color));
     write_mutants_reports(&a.report_dir, &matrix).map_err(|e| anyhow!("{e}"))?;
     eprintln!(
         "kipcheck: wrote {}",

@@ -10,12 +10,15 @@ use anyhow::anyhow;
 use clap::Args;
 use kipcheck::adapter::{target_from_spec, AdapterError, Target, TargetOptions, Unobserved};
 use kipcheck::model::SpecProfile;
-use kipcheck::report::{standard_reporters, Reporter, TerminalOptions};
+use kipcheck::report::{standard_reporters, ColorChoice, Reporter, TerminalOptions};
 use kipcheck::runner::{run_suite, Baseline, Grade, Partition, RunEvent, RunOptions};
 use kipcheck::scenario::{Capability, Role};
 
 use super::selection::{load_selection, FilterArgs, Observe};
 use super::{EXIT_FINDING, EXIT_NOTHING_JUDGED, EXIT_TARGET, EXIT_USAGE};
+
+/// Exit status of a run interrupted with Ctrl-C (128 + SIGINT, as shells report it).
+const EXIT_INTERRUPTED: u8 = 130;
 
 /// Arguments of `kipcheck run`.
 #[derive(Debug, Args)]
@@ -70,6 +73,10 @@ pub struct RunArgs {
     /// Show every scenario, not only failures.
     #[arg(long, short)]
     verbose: bool,
+    /// Terminal colours: `auto` (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces
+    /// them; TERM=dumb turns them off), `always` or `never`.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    color: ColorChoice,
     /// `none`: judge the target as one that reports no model events (observation steps are
     /// recorded as not observed), to measure what the wire alone shows. `target` (default):
     /// observe what the target reports.
@@ -138,10 +145,15 @@ fn target_for(a: &RunArgs) -> anyhow::Result<Arc<dyn Target>> {
 
 /// Runs `kipcheck run`.
 pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
+    let mut terminal = TerminalOptions::detect_with(a.color);
+    terminal.verbose = a.verbose;
+    // At once, so no earlier run's report outlives a run that stops before writing its own.
+    let mut reporters = standard_reporters(&a.report_dir, terminal).map_err(|e| anyhow!("{e}"))?;
     let target = match target_for(&a) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("kipcheck: {e:#}");
+            let _ = reporters.abort(&format!("the target did not start: {e:#}"));
             // A bad specification is a usage error; a target that crashed, hung or broke its
             // protocol while starting (e.g. an exec: adapter's hello) is a target failure.
             let code = match e.downcast_ref::<AdapterError>() {
@@ -154,7 +166,10 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let filters = a.filters.filters(a.grade);
     let chosen = match load_selection(&a.scenarios, &filters, a.partition) {
         Ok(c) => c,
-        Err(code) => return Ok(code),
+        Err(code) => {
+            let _ = reporters.abort("the scenarios did not load (see the error above)");
+            return Ok(code);
+        }
     };
     let baseline = match &a.baseline {
         Some(p) => Some(Baseline::load(p).map_err(|e| anyhow!("{e}"))?),
@@ -172,22 +187,29 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         baseline,
         command,
     };
-    let mut terminal = TerminalOptions::detect();
-    terminal.verbose = a.verbose;
-    let mut reporters = standard_reporters(&a.report_dir, terminal).map_err(|e| anyhow!("{e}"))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
     let mut report_error = None;
-    let (results, summary) = runtime.block_on(async {
+    let ran = runtime.block_on(async {
         let mut on_event = |ev: &RunEvent| {
             if let Err(e) = reporters.on_event(ev) {
                 report_error.get_or_insert(e);
             }
         };
-        run_suite(target, chosen, &options, &mut on_event).await
+        tokio::select! {
+            done = run_suite(target, chosen, &options, &mut on_event) => Some(done),
+            _ = tokio::signal::ctrl_c() => None,
+        }
     });
+    let Some((results, summary)) = ran else {
+        eprintln!("kipcheck: interrupted");
+        reporters
+            .abort("interrupted (Ctrl-C) before every scenario finished")
+            .map_err(|e| anyhow!("{e}"))?;
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    };
     reporters.finish().map_err(|e| anyhow!("{e}"))?;
     if let Some(e) = report_error {
         return Err(anyhow!("{e}"));

@@ -116,6 +116,8 @@ mod tests {
             simulated_ms: 0,
             timings: Vec::new(),
             reproduce: String::new(),
+            line: 1,
+            exchange: None,
         }
     }
 

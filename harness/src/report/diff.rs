@@ -3,6 +3,7 @@
 //! Rendering is left to each format; this file neither colours nor escapes anything.
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use similar::{Algorithm, ChangeTag, TextDiff};
@@ -44,6 +45,9 @@ pub struct DiffLine {
     pub new_line: Option<usize>,
     /// The line's text in runs, without its newline.
     pub segments: Vec<Segment>,
+    /// An actual-only line about a field the match did not compare (see
+    /// [`LineDiff::mark_uncompared`]): shown apart from mismatches.
+    pub uncompared: bool,
 }
 
 impl DiffLine {
@@ -67,6 +71,20 @@ impl LineDiff {
     /// True when there is nothing to show: the texts are equal.
     pub fn is_identical(&self) -> bool {
         self.hunks.is_empty()
+    }
+
+    /// Marks the inserted (actual-only) lines whose actual line number is in `lines` (from
+    /// [`uncompared_lines`]) as not compared.
+    pub fn mark_uncompared(&mut self, lines: &BTreeSet<usize>) {
+        for l in self.hunks.iter_mut().flatten() {
+            l.uncompared =
+                l.tag == LineTag::Insert && l.new_line.is_some_and(|n| lines.contains(&n));
+        }
+    }
+
+    /// True when some line is marked not compared.
+    pub fn has_uncompared(&self) -> bool {
+        self.hunks.iter().flatten().any(|l| l.uncompared)
     }
 
     /// The widest line number, for gutter widths.
@@ -117,6 +135,7 @@ pub fn diff_lines(expected: &str, actual: &str) -> LineDiff {
                     old_line: change.old_index().map(|i| i + 1),
                     new_line: change.new_index().map(|i| i + 1),
                     segments,
+                    uncompared: false,
                 });
             }
         }
@@ -173,6 +192,109 @@ pub fn visible(text: &str, show: bool) -> Cow<'_, str> {
     )
 }
 
+/// The path of every line of a block-style YAML rendering (as the runner writes expected
+/// and actual values): `Configs[3].ConfigValue` for the line `  ConfigValue: x` inside the
+/// fourth item of `Configs`. Index `i` is line `i + 1`; a line that is no key or item (a
+/// continuation of a multi-line scalar, a comment) gets its enclosing path.
+pub fn yaml_paths(text: &str) -> Vec<String> {
+    // (column, path, is a list item) of each open key or item.
+    let mut open: Vec<(usize, String, bool)> = Vec::new();
+    let mut next_index: std::collections::BTreeMap<String, usize> = Default::default();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let mut col = line.len() - line.trim_start_matches(' ').len();
+        let mut rest = &line[col..];
+        let mut path = open.last().map(|o| o.1.clone()).unwrap_or_default();
+        if rest.is_empty() || rest.starts_with('#') {
+            out.push(path);
+            continue;
+        }
+        while let Some(item) = rest.strip_prefix("- ").or((rest == "-").then_some("")) {
+            while open
+                .last()
+                .is_some_and(|o| o.0 > col || (o.0 == col && o.2))
+            {
+                open.pop();
+            }
+            let parent = open.last().map(|o| o.1.clone()).unwrap_or_default();
+            let i = next_index.entry(parent.clone()).or_insert(0);
+            path = format!("{parent}[{i}]");
+            *i += 1;
+            next_index.remove(&path);
+            open.push((col, path.clone(), true));
+            col += 2;
+            rest = item;
+        }
+        if let Some(key) = yaml_key(rest) {
+            while open.last().is_some_and(|o| o.0 >= col) {
+                open.pop();
+            }
+            let parent = open.last().map(|o| o.1.as_str()).unwrap_or_default();
+            path = if parent.is_empty() {
+                key.to_owned()
+            } else {
+                format!("{parent}.{key}")
+            };
+            next_index.remove(&path);
+            open.push((col, path.clone(), false));
+        }
+        out.push(path);
+    }
+    out
+}
+
+/// The key of a `key: value` or `key:` line, unquoted.
+fn yaml_key(rest: &str) -> Option<&str> {
+    let end = rest
+        .find(": ")
+        .or_else(|| rest.ends_with(':').then(|| rest.len() - 1))?;
+    let key = rest[..end].trim();
+    let key = key
+        .strip_prefix('\'')
+        .and_then(|k| k.strip_suffix('\''))
+        .or_else(|| key.strip_prefix('"').and_then(|k| k.strip_suffix('"')))
+        .unwrap_or(key);
+    (!key.is_empty() && !key.contains(' ')).then_some(key)
+}
+
+/// The actual-side line numbers (1-based) of lines no mismatch is about: fields the
+/// subset match did not compare. A mismatch path (`body.Configs[3].ConfigValue`, with the
+/// body's root `body` dropped, as the body is rendered alone; a `.length` mismatch is about
+/// the list itself; `version`, `node` as they are, for the scalar checks) covers its own
+/// line, its ancestors and its descendants. Empty when there are no mismatches (nothing to tell apart).
+pub fn uncompared_lines(actual: &str, mismatch_paths: &[&str]) -> BTreeSet<usize> {
+    if mismatch_paths.is_empty() {
+        return BTreeSet::new();
+    }
+    let covered: Vec<&str> = mismatch_paths
+        .iter()
+        .map(|p| {
+            let p = p.strip_suffix(".length").unwrap_or(p);
+            match p.strip_prefix("body") {
+                Some("") => "",
+                Some(rest) if rest.starts_with('[') => rest,
+                Some(rest) => rest.strip_prefix('.').unwrap_or(p),
+                None => p,
+            }
+        })
+        .collect();
+    let related = |a: &str, b: &str| {
+        let under = |long: &str, short: &str| {
+            short.is_empty()
+                || long == short
+                || (long.starts_with(short)
+                    && matches!(long.as_bytes().get(short.len()), Some(b'.' | b'[')))
+        };
+        under(a, b) || under(b, a)
+    };
+    yaml_paths(actual)
+        .iter()
+        .enumerate()
+        .filter(|(_, path)| !covered.iter().any(|c| related(path, c)))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
 fn is_invisible(c: char) -> bool {
     c != '\n' && (c.is_ascii_control())
 }
@@ -204,6 +326,51 @@ mod tests {
         assert_eq!(lines[2].new_line, Some(2));
         let rows = pair_side_by_side(lines);
         assert_eq!(rows.len(), 2);
+    }
+
+    #[test]
+    fn yaml_lines_get_their_paths_in_both_list_styles() {
+        let text = "ErrorCode: 0\nConfigs:\n- ConfigKey: a\n  ConfigValue: '1'\n- ConfigKey: b\nNested:\n  Inner:\n    - 5\n    - 6\n  After: x\nTop: 1\n";
+        assert_eq!(
+            yaml_paths(text),
+            [
+                "ErrorCode",
+                "Configs",
+                "Configs[0].ConfigKey",
+                "Configs[0].ConfigValue",
+                "Configs[1].ConfigKey",
+                "Nested",
+                "Nested.Inner",
+                "Nested.Inner[0]",
+                "Nested.Inner[1]",
+                "Nested.After",
+                "Top",
+            ]
+        );
+    }
+
+    #[test]
+    fn lines_no_mismatch_touches_are_uncompared() {
+        let actual = "ErrorCode: 37\nErrorMessage: bad\nThrottleTimeMs: 0\nConfigs:\n- ConfigKey: a\n  ConfigValue: x\n";
+        let set = uncompared_lines(actual, &["body.ErrorCode", "body.Configs[0].ConfigValue"]);
+        // ErrorMessage, ThrottleTimeMs and the ConfigKey of item 0 were not compared; the
+        // list and its item are ancestors of a mismatch.
+        assert_eq!(set.into_iter().collect::<Vec<_>>(), [2, 3, 5]);
+        assert!(uncompared_lines(actual, &[]).is_empty());
+        assert!(uncompared_lines(actual, &["body"]).is_empty());
+        // A scalar check's path is not under the body.
+        assert_eq!(
+            uncompared_lines("node: 2\nversion: 1\n", &["version"])
+                .into_iter()
+                .collect::<Vec<_>>(),
+            [1]
+        );
+        assert_eq!(
+            uncompared_lines(actual, &["body.Configs.length"])
+                .into_iter()
+                .collect::<Vec<_>>(),
+            [1, 2, 3]
+        );
     }
 
     #[test]

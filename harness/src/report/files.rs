@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::error::{write_file, ReportError};
-use super::html::{render_html, HTML_FILE};
+use super::html::{render_html_with, HtmlOptions, HTML_FILE};
 use super::json::{render_json, JSON_FILE};
 use super::junit::{render_junit, JUNIT_FILE};
 use super::markdown::{render_markdown, MARKDOWN_FILE};
@@ -49,9 +49,36 @@ impl FileFormat {
         match self {
             Self::Json => render_json(record).map_err(|e| serialize(Box::new(e))),
             Self::Junit => render_junit(record).map_err(|e| serialize(Box::new(e))),
-            Self::Html => Ok(render_html(record)),
+            Self::Html => Ok(render_html_with(
+                record,
+                &HtmlOptions {
+                    link_base: link_base(path.parent().unwrap_or(Path::new(""))),
+                },
+            )),
             Self::Markdown => Ok(render_markdown(record)),
         }
+    }
+}
+
+/// How a page in `dir` links to a path relative to the directory kipcheck runs in: `../`
+/// per level for a plain relative `dir` (`reports/latest` → `../../`), else that directory
+/// as a `file://` URL.
+fn link_base(dir: &Path) -> String {
+    use std::path::Component;
+    if dir.is_relative()
+        && dir
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        let depth = dir
+            .components()
+            .filter(|c| matches!(c, Component::Normal(_)))
+            .count();
+        return "../".repeat(depth);
+    }
+    match std::env::current_dir() {
+        Ok(cwd) => format!("file://{}/", cwd.display()),
+        Err(_) => String::new(),
     }
 }
 
@@ -79,6 +106,26 @@ impl FileReporter {
     pub fn record(&self) -> &RunRecord {
         &self.record
     }
+
+    /// Writes every file for a run that has not finished (it replaces the previous run's).
+    pub fn write_unfinished(&self) -> Result<(), ReportError> {
+        self.write(&RunRecord::new())
+    }
+
+    /// Writes every format of `record`, even after one fails; returns the first error.
+    fn write(&self, record: &RunRecord) -> Result<(), ReportError> {
+        let mut first = Ok(());
+        for format in &self.formats {
+            let path = self.dir.join(format.file_name());
+            let written = format
+                .render(record, &path)
+                .and_then(|text| write_file(&path, text.as_bytes()));
+            if let Err(e) = written {
+                first = first.and(Err(e));
+            }
+        }
+        first
+    }
 }
 
 impl Reporter for FileReporter {
@@ -92,16 +139,12 @@ impl Reporter for FileReporter {
         if std::mem::replace(&mut self.written, true) {
             return Ok(());
         }
-        let mut first = Ok(());
-        for format in &self.formats {
-            let path = self.dir.join(format.file_name());
-            let written = format
-                .render(&self.record, &path)
-                .and_then(|text| write_file(&path, text.as_bytes()));
-            if let Err(e) = written {
-                first = first.and(Err(e));
-            }
-        }
-        first
+        self.write(&self.record)
+    }
+
+    /// Writes every file saying the run was aborted and why, with what it saw.
+    fn abort(&mut self, reason: &str) -> Result<(), ReportError> {
+        self.record.abort(reason);
+        self.finish()
     }
 }

@@ -1,20 +1,27 @@
 //! `report.html`: one self-contained page (inline CSS and JS, no external resources) to
-//! browse a run: summary by KIP, filters (verdict, KIP, text), and per finding the failing
-//! step (file:line), the mismatches, expected vs actual side by side with changed tokens
-//! highlighted, hex dumps of raw bytes and the reproduction command. Every value from the
-//! events is HTML-escaped here; nothing is decided or redacted here.
+//! browse a run: the outcome (or why the run was aborted) with a link to the first finding,
+//! summary by KIP, filters (verdict, KIP, text; kept in the URL's `#f=` fragment), the
+//! scenarios with findings first, and per finding the failing step (a link to the scenario
+//! file and line), the mismatches (error codes named), expected vs actual side by side with
+//! changed tokens highlighted and fields the match did not compare set apart, hex dumps of
+//! raw bytes, the exchange that led to the failure (collapsible) and the reproduction command.
+//! Every value from the events is HTML-escaped here; nothing is decided or redacted here.
 
 use std::fmt::Write as _;
 
 use super::diff::{pair_side_by_side, visible, DiffLine, LineDiff, LineTag};
 use super::hex::{hex_dump, HexDump};
 use super::labels::{
-    count_of, counts_sentence, grade_word, judged_sentence, outcome_word, scenarios, simulated,
-    steps_words, unsupported_groups, verdict_key, verdict_tag, verdict_words, wall, VERDICTS,
+    code_value, count_of, counts_sentence, grade_word, judged_sentence, record_outcome, scenarios,
+    simulated, steps_words, unsupported_groups, verdict_key, verdict_tag, verdict_words, wall,
+    VERDICTS,
 };
 use super::record::{is_finding, RunRecord};
-use super::text::{failure_diff, location_line, STALE_MESSAGE};
-use crate::runner::{Failure, ScenarioResult, Verdict};
+use super::text::{
+    arrow, exchange_what, failure_diff, location_line, STALE_MESSAGE, UNCOMPARED_LEGEND,
+};
+use crate::runner::{Exchange, ExchangeEntry, Failure, ScenarioResult, Verdict};
+use crate::scenario::types::serde_name;
 
 /// File name of the HTML report inside the report directory.
 pub const HTML_FILE: &str = "report.html";
@@ -38,10 +45,41 @@ pub(crate) fn escape(s: &str) -> String {
     out
 }
 
-/// Renders `report.html`.
+/// Where scenario files are linked from: the `path` of a result (relative to the directory
+/// kipcheck ran in) is prefixed with this (`../../` for `reports/latest`; empty: as is).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HtmlOptions {
+    /// Prefix of every scenario file link.
+    pub link_base: String,
+}
+
+/// The order scenarios are listed in: findings first, then what needs a look, then the rest.
+fn listing_rank(v: Verdict) -> u8 {
+    match v {
+        Verdict::Failed => 0,
+        Verdict::Errored => 1,
+        Verdict::UnexpectedPass => 2,
+        Verdict::ExpectedFailure => 3,
+        Verdict::Unsupported => 4,
+        Verdict::Passed => 5,
+    }
+}
+
+/// Results in listing order: by [`listing_rank`], then id.
+fn listed(record: &RunRecord) -> Vec<&ScenarioResult> {
+    let mut v: Vec<&ScenarioResult> = record.results().collect();
+    v.sort_by_key(|r| listing_rank(r.verdict));
+    v
+}
+
+/// Renders `report.html` with scenario files linked as their paths say.
 pub fn render_html(record: &RunRecord) -> String {
-    let s = record.summary();
-    let outcome = outcome_word(&s);
+    render_html_with(record, &HtmlOptions::default())
+}
+
+/// Renders `report.html`.
+pub fn render_html_with(record: &RunRecord, options: &HtmlOptions) -> String {
+    let outcome = record_outcome(record);
     let mut out = String::with_capacity(64 * 1024);
     let _ = write!(
         out,
@@ -53,8 +91,8 @@ pub fn render_html(record: &RunRecord) -> String {
     by_kip(&mut out, record);
     filters(&mut out, record);
     out.push_str("<main id=\"scenarios\">\n");
-    for r in record.results() {
-        scenario(&mut out, r);
+    for r in listed(record) {
+        scenario(&mut out, r, options);
     }
     out.push_str("</main>\n");
     let _ = write!(out, "<script>\n{JS}</script>\n</body>\n</html>\n");
@@ -63,15 +101,50 @@ pub fn render_html(record: &RunRecord) -> String {
 
 fn header(out: &mut String, record: &RunRecord) {
     let s = record.summary();
-    let class = if s.is_green() { "passed" } else { "failed" };
+    let outcome = record_outcome(record);
+    let class = match outcome {
+        "PASSED" => "passed",
+        "ABORTED" => "aborted",
+        _ => "failed",
+    };
     let _ = writeln!(
         out,
-        "<header class=\"run {class}\">\n<h1>kipcheck: {}</h1>\n<p class=\"counts\">{}: {}</p>\n<p class=\"judged\">{}</p>",
-        outcome_word(&s),
+        "<header class=\"run {class}\">\n<h1>kipcheck: {outcome}</h1>"
+    );
+    if let Some(why) = record.aborted() {
+        let _ = writeln!(out, "<p class=\"aborted\">aborted: {}</p>", escape(why));
+    }
+    let _ = writeln!(
+        out,
+        "<p class=\"counts\">{}: {}</p>\n<p class=\"judged\">{}</p>",
         scenarios(s.total),
         counts_sentence(&s),
         escape(&judged_sentence(&s))
     );
+    let findings: Vec<&ScenarioResult> = listed(record)
+        .into_iter()
+        .filter(|r| is_finding(r.verdict))
+        .collect();
+    if let Some(first) = findings.first() {
+        let _ = write!(
+            out,
+            "<p class=\"first-finding\">first finding: <span class=\"badge v-{key}\">{tag}</span> <a href=\"#s-{id}\" class=\"to-scenario\">{id}</a>",
+            key = verdict_key(first.verdict),
+            tag = verdict_tag(first.verdict),
+            id = escape(&first.id),
+        );
+        if let Some(f) = &first.failure {
+            let _ = write!(out, ": <code>{}</code>", escape(&f.message));
+        }
+        if findings.len() > 1 {
+            let _ = write!(
+                out,
+                " <span class=\"muted\">(and {} more)</span>",
+                findings.len() - 1
+            );
+        }
+        out.push_str("</p>\n");
+    }
     let groups = unsupported_groups(&s);
     if !groups.is_empty() {
         out.push_str("<p class=\"unsupported-causes\">unsupported, by cause:");
@@ -138,9 +211,8 @@ fn filters(out: &mut String, record: &RunRecord) {
         let key = verdict_key(v);
         let _ = writeln!(
             out,
-            "<label class=\"v-{key}\"><input type=\"checkbox\" data-verdict=\"{key}\" checked> <span class=\"badge\">{}</span> {} ({})</label>",
+            "<label class=\"v-{key}\"><input type=\"checkbox\" data-verdict=\"{key}\" checked> <span class=\"badge\">{}</span> ({})</label>",
             verdict_tag(v),
-            verdict_words(v),
             count_of(&s, v)
         );
     }
@@ -174,7 +246,7 @@ fn search_text(r: &ScenarioResult) -> String {
     parts.join(" ").to_lowercase()
 }
 
-fn scenario(out: &mut String, r: &ScenarioResult) {
+fn scenario(out: &mut String, r: &ScenarioResult, options: &HtmlOptions) {
     let key = verdict_key(r.verdict);
     let open = if is_finding(r.verdict) { " open" } else { "" };
     let _ = writeln!(
@@ -204,8 +276,11 @@ fn scenario(out: &mut String, r: &ScenarioResult) {
     out.push_str("<dl class=\"facts\">\n");
     let _ = writeln!(
         out,
-        "<dt>file</dt><dd><code>{}</code></dd>",
-        escape(&r.path)
+        "<dt>file</dt><dd><a class=\"file\" href=\"{}{}\"><code>{}:{}</code></a></dd>",
+        escape(&options.link_base),
+        escape(&r.path),
+        escape(&r.path),
+        r.line
     );
     if !r.tags.is_empty() {
         let _ = writeln!(out, "<dt>tags</dt><dd>{}</dd>", escape(&r.tags.join(", ")));
@@ -226,6 +301,9 @@ fn scenario(out: &mut String, r: &ScenarioResult) {
     }
     if let Some(f) = &r.failure {
         failure(out, f);
+    }
+    if let Some(x) = r.exchange.as_ref().filter(|x| !x.entries.is_empty()) {
+        exchange(out, x);
     }
     let _ = writeln!(
         out,
@@ -255,8 +333,8 @@ fn failure(out: &mut String, f: &Failure) {
                 out,
                 "<tr><td><code>{}</code></td><td><code>{}</code></td><td><code>{}</code></td></tr>",
                 escape(&m.path),
-                escape(&m.expected),
-                escape(&m.actual)
+                escape(&code_value(&m.path, &m.expected)),
+                escape(&code_value(&m.path, &m.actual))
             );
         }
         out.push_str("</tbody>\n</table>\n");
@@ -273,7 +351,7 @@ fn cell_text(line: &DiffLine, show_invisibles: bool) -> String {
     let mut s = String::new();
     for seg in &line.segments {
         let text = escape(&visible(&seg.text, show_invisibles));
-        if seg.emphasized && line.tag != LineTag::Equal {
+        if seg.emphasized && line.tag != LineTag::Equal && !line.uncompared {
             let _ = write!(s, "<mark>{text}</mark>");
         } else {
             s.push_str(&text);
@@ -288,6 +366,7 @@ fn side(line: Option<&DiffLine>, old: bool, show_invisibles: bool) -> String {
         Some(l) => {
             let n = if old { l.old_line } else { l.new_line };
             let class = match l.tag {
+                _ if l.uncompared => "ign",
                 LineTag::Equal => "eq",
                 LineTag::Delete => "del",
                 LineTag::Insert => "ins",
@@ -302,7 +381,11 @@ fn side(line: Option<&DiffLine>, old: bool, show_invisibles: bool) -> String {
 }
 
 fn diff_table(out: &mut String, diff: &LineDiff) {
-    out.push_str("<p class=\"legend\"><span class=\"del\">−expected</span> <span class=\"ins\">+actual</span></p>\n");
+    out.push_str("<p class=\"legend\"><span class=\"del\">−expected</span> <span class=\"ins\">+actual</span>");
+    if diff.has_uncompared() {
+        let _ = write!(out, " <span class=\"ign\">·{UNCOMPARED_LEGEND}</span>");
+    }
+    out.push_str("</p>\n");
     if diff.is_identical() {
         out.push_str("<p class=\"muted\">no differences in the rendered values; see the mismatches above</p>\n");
         return;
@@ -322,6 +405,61 @@ fn diff_table(out: &mut String, diff: &LineDiff) {
         }
     }
     out.push_str("</tbody>\n</table>\n");
+}
+
+/// The exchange log: a collapsible table, one row per entry, its body as JSON and its hex
+/// behind a second disclosure.
+fn exchange(out: &mut String, x: &Exchange) {
+    let _ = write!(
+        out,
+        "<details class=\"exchange\"><summary>exchange that led here: {} entr{}",
+        x.entries.len(),
+        if x.entries.len() == 1 { "y" } else { "ies" }
+    );
+    if x.cut_before > 0 {
+        let _ = write!(
+            out,
+            " <span class=\"muted\">({} earlier cut; the log keeps the last {})</span>",
+            x.cut_before, x.max_entries
+        );
+    }
+    out.push_str("</summary>\n<table class=\"wire\">\n<thead><tr><th>#</th><th>ms</th><th></th><th>peer</th><th>what</th></tr></thead>\n<tbody>\n");
+    for e in &x.entries {
+        exchange_row(out, e, x.max_frame_bytes);
+    }
+    out.push_str("</tbody>\n</table>\n</details>\n");
+}
+
+fn exchange_row(out: &mut String, e: &ExchangeEntry, max_frame_bytes: usize) {
+    let what = exchange_what(e);
+    let _ = write!(
+        out,
+        "<tr class=\"{kind} {dir}\"><td class=\"n\">{seq}</td><td class=\"n\">{at}</td><td class=\"dir\">{arrow}</td><td>{peer}</td><td>{what}",
+        kind = serde_name(&e.kind),
+        dir = serde_name(&e.direction),
+        seq = e.seq,
+        at = e.at_ms,
+        arrow = arrow(e.direction),
+        peer = escape(&e.peer),
+        what = escape(&what),
+    );
+    if let Some(body) = &e.body {
+        let text = match body {
+            serde_json::Value::String(s) => s.clone(),
+            v => serde_json::to_string_pretty(v).unwrap_or_default(),
+        };
+        let _ = write!(out, "<pre class=\"body\">{}</pre>", escape(&text));
+    }
+    if let Some(hex) = &e.hex {
+        let _ = write!(out, "<details class=\"hex\"><summary>hex ({} bytes", e.len);
+        if e.hex_cut > 0 {
+            let _ = write!(out, ", first {max_frame_bytes} shown");
+        }
+        out.push_str(")</summary>");
+        hex_table(out, hex);
+        out.push_str("</details>");
+    }
+    out.push_str("</td></tr>\n");
 }
 
 fn hex_table(out: &mut String, hex: &str) {

@@ -4,9 +4,10 @@
 
 use serde::Serialize;
 
+use super::labels::record_outcome;
 use super::record::RunRecord;
 use crate::runner::{
-    Failure, Grade, Summary, TimingCheck, UnsupportedCause, Verdict, FORMAT_VERSION,
+    Exchange, Failure, Grade, Summary, TimingCheck, UnsupportedCause, Verdict, FORMAT_VERSION,
 };
 
 /// File name of the JSON report inside the report directory.
@@ -15,11 +16,15 @@ pub const JSON_FILE: &str = "results.json";
 #[derive(Serialize)]
 struct ResultsFile<'a> {
     format_version: u32,
+    outcome: String,
+    aborted: Option<&'a str>,
     summary: Summary,
     seed: Option<u64>,
     target: Option<&'a str>,
     command: Option<&'a str>,
     kipcheck_version: Option<&'a str>,
+    started_unix_ms: Option<u64>,
+    hostname: Option<&'a str>,
     duration_ms: Option<f64>,
     simulated_ms: u64,
     scenarios: Vec<ScenarioEntry<'a>>,
@@ -32,6 +37,7 @@ struct ScenarioEntry<'a> {
     kip: &'a str,
     area: &'a str,
     path: &'a str,
+    line: usize,
     grade: Grade,
     tags: &'a [String],
     requirements: &'a [String],
@@ -47,6 +53,7 @@ struct ScenarioEntry<'a> {
     /// Timings judged on a real clock (absent on a virtual clock).
     #[serde(skip_serializing_if = "<[TimingCheck]>::is_empty")]
     timings: &'a [TimingCheck],
+    exchange: Option<&'a Exchange>,
 }
 
 /// Renders `results.json` (pretty-printed, with a final newline). Run facts missing from the
@@ -55,11 +62,15 @@ pub fn render_json(record: &RunRecord) -> Result<String, serde_json::Error> {
     let info = record.info();
     let file = ResultsFile {
         format_version: FORMAT_VERSION,
+        outcome: record_outcome(record).to_lowercase().replace(' ', "_"),
+        aborted: record.aborted(),
         summary: record.summary(),
         seed: info.map(|i| i.seed),
         target: info.map(|i| i.target.as_str()),
         command: info.map(|i| i.command.as_str()),
         kipcheck_version: info.map(|i| i.kipcheck_version.as_str()),
+        started_unix_ms: info.map(|i| i.started_unix_ms),
+        hostname: info.map(|i| i.hostname.as_str()),
         duration_ms: record.duration_ms(),
         simulated_ms: record.simulated_ms(),
         scenarios: record
@@ -70,6 +81,7 @@ pub fn render_json(record: &RunRecord) -> Result<String, serde_json::Error> {
                 kip: &r.kip,
                 area: &r.area,
                 path: &r.path,
+                line: r.line,
                 grade: r.grade,
                 tags: &r.tags,
                 requirements: &r.requirements,
@@ -83,6 +95,7 @@ pub fn render_json(record: &RunRecord) -> Result<String, serde_json::Error> {
                 reproduce: &r.reproduce,
                 diff: r.failure.as_ref(),
                 timings: &r.timings,
+                exchange: r.exchange.as_ref(),
             })
             .collect(),
     };

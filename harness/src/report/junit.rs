@@ -1,12 +1,16 @@
 //! `junit.xml` (quick-junit): one test suite per KIP area, one test case per scenario
 //! (classname = area, name = id). Failure message = the first mismatch, the full diff in
 //! system-out; unsupported → skipped, errored → error, expected failure → success with a note,
-//! unexpected pass → failure ("stale baseline entry"). It maps verdicts; it never decides them.
+//! unexpected pass → failure ("stale baseline entry"). The report and each suite carry the
+//! run's start `timestamp` and each suite its `hostname`; each case carries `file` and `line`
+//! (the scenario's `id:`), which CI annotators read. An aborted run adds a suite `kipcheck`
+//! with one errored case `run` saying why. It maps verdicts; it never decides them.
 
 use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
 
+use super::labels::verdict_words;
 use super::record::RunRecord;
 use super::text::{failure_block, location_line, BlockOptions, STALE_MESSAGE};
 use crate::runner::{ScenarioResult, Verdict};
@@ -18,6 +22,7 @@ const FULL: BlockOptions = BlockOptions {
     color: false,
     full: true,
     max_hex_rows: usize::MAX,
+    exchange_rows: usize::MAX,
 };
 
 fn millis(ms: f64) -> Duration {
@@ -36,17 +41,19 @@ fn test_case(r: &ScenarioResult) -> TestCase {
         Verdict::ExpectedFailure => (
             TestCaseStatus::success(),
             Some(format!(
-                "expected failure (listed in the baseline): {}\n\n",
+                "{} (listed in the baseline): {}\n\n",
+                verdict_words(Verdict::ExpectedFailure),
                 message.unwrap_or("no failure details")
             )),
         ),
         Verdict::Unsupported => {
             let mut s = TestCaseStatus::skipped();
             s.set_message(format!(
-                "unsupported: {}",
+                "{}: {}",
+                verdict_words(Verdict::Unsupported),
                 r.unsupported_reason.as_deref().unwrap_or("no reason given")
             ))
-            .set_type("unsupported");
+            .set_type(verdict_words(Verdict::Unsupported));
             (s, None)
         }
         Verdict::Failed | Verdict::Errored => {
@@ -57,11 +64,7 @@ fn test_case(r: &ScenarioResult) -> TestCase {
             };
             let mut s = TestCaseStatus::non_success(kind);
             s.set_message(message.unwrap_or("no failure details"))
-                .set_type(if r.verdict == Verdict::Failed {
-                    "mismatch"
-                } else {
-                    "errored"
-                });
+                .set_type(verdict_words(r.verdict));
             if let Some(loc) = location {
                 s.set_description(format!("at {loc}\nreproduce: {}", r.reproduce));
             }
@@ -70,7 +73,7 @@ fn test_case(r: &ScenarioResult) -> TestCase {
         Verdict::UnexpectedPass => {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
             s.set_message(STALE_MESSAGE)
-                .set_type("stale-baseline")
+                .set_type(verdict_words(Verdict::UnexpectedPass))
                 .set_description(format!("reproduce: {}", r.reproduce));
             (s, None)
         }
@@ -78,6 +81,8 @@ fn test_case(r: &ScenarioResult) -> TestCase {
     let mut case = TestCase::new(r.id.as_str(), status);
     case.set_classname(r.area.as_str())
         .set_time(millis(r.duration_ms));
+    case.extra.insert("file".into(), r.path.as_str().into());
+    case.extra.insert("line".into(), r.line.to_string().into());
     case.add_properties([
         Property::new("steps_judged", r.steps_judged.to_string()),
         Property::new("steps_not_observed", r.steps_not_observed.to_string()),
@@ -96,6 +101,22 @@ pub fn render_junit(record: &RunRecord) -> Result<String, quick_junit::Serialize
     if let Some(ms) = record.duration_ms() {
         report.set_time(millis(ms));
     }
+    let started = record.info().and_then(|i| {
+        chrono::DateTime::from_timestamp_millis(i64::try_from(i.started_unix_ms).ok()?)
+            .map(|t| t.fixed_offset())
+    });
+    if let Some(t) = started {
+        report.set_timestamp(t);
+    }
+    if let Some(why) = record.aborted() {
+        let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+        status
+            .set_message(format!("aborted: {why}"))
+            .set_type("aborted");
+        let mut suite = TestSuite::new("kipcheck");
+        suite.add_test_case(TestCase::new("run", status));
+        report.add_test_suite(suite);
+    }
     for (area, results) in record.by_area() {
         let mut suite = TestSuite::new(area);
         if let Some(info) = record.info() {
@@ -103,6 +124,12 @@ pub fn render_junit(record: &RunRecord) -> Result<String, quick_junit::Serialize
                 Property::new("seed", info.seed.to_string()),
                 Property::new("target", info.target.as_str()),
             ]);
+            suite
+                .extra
+                .insert("hostname".into(), info.hostname.as_str().into());
+        }
+        if let Some(t) = started {
+            suite.set_timestamp(t);
         }
         suite.set_time(millis(results.iter().map(|r| r.duration_ms).sum()));
         suite.add_test_cases(results.iter().map(|r| test_case(r)));

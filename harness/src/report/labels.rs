@@ -37,15 +37,44 @@ pub(crate) fn verdict_words(v: Verdict) -> &'static str {
     }
 }
 
-/// Short upper-case tag for status columns.
+/// The upper-case tag for status columns and badges: the count words of
+/// [`verdict_words`], so a badge and a count never name a verdict differently.
 pub(crate) fn verdict_tag(v: Verdict) -> &'static str {
     match v {
-        Verdict::Passed => "PASS",
-        Verdict::Failed => "FAIL",
-        Verdict::Unsupported => "SKIP",
-        Verdict::ExpectedFailure => "XFAIL",
-        Verdict::UnexpectedPass => "STALE",
-        Verdict::Errored => "ERROR",
+        Verdict::Passed => "PASSED",
+        Verdict::Failed => "FAILED",
+        Verdict::Unsupported => "UNSUPPORTED",
+        Verdict::ExpectedFailure => "EXPECTED FAILURE",
+        Verdict::UnexpectedPass => "UNEXPECTED PASS",
+        Verdict::Errored => "ERRORED",
+    }
+}
+
+/// Width of the widest [`verdict_tag`], for aligned status columns.
+pub(crate) const TAG_WIDTH: usize = 16;
+
+/// A mismatch value with the error-code name added when its path names an error code:
+/// `37` at `body.ErrorCode` becomes `37 (INVALID_CONFIG)` (Kafka's names, the codec's table;
+/// a value already named, or not a number, stays as it is).
+pub(crate) fn code_value(path: &str, value: &str) -> String {
+    let field = path.rsplit('.').next().unwrap_or(path);
+    if field.ends_with("ErrorCode") {
+        if let Ok(n) = value.trim().parse::<i16>() {
+            if let Some(name) = crate::codec::ErrorCode(n).name() {
+                return format!("{value} ({name})");
+            }
+        }
+    }
+    value.to_owned()
+}
+
+/// The run's outcome word for a record: [`outcome_word`] of a finished run, `ABORTED` for
+/// one that did not finish.
+pub(crate) fn record_outcome(record: &super::record::RunRecord) -> &'static str {
+    if record.aborted().is_some() || record.totals().is_none() {
+        "ABORTED"
+    } else {
+        outcome_word(&record.summary())
     }
 }
 

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::labels::{
-    count_of, counts_sentence, judged_sentence, outcome_word, scenarios, simulated,
+    count_of, counts_sentence, judged_sentence, record_outcome, scenarios, simulated,
     unsupported_groups, verdict_tag, wall, VERDICTS,
 };
 use super::record::RunRecord;
@@ -141,8 +141,12 @@ fn details(r: &ScenarioResult) -> Option<String> {
 pub fn render_markdown(record: &RunRecord) -> String {
     let s = record.summary();
     let mut out = String::new();
-    let icon = if s.is_green() { "✅" } else { "❌" };
-    let _ = writeln!(out, "## {icon} kipcheck: {}\n", outcome_word(&s));
+    let outcome = record_outcome(record);
+    let icon = if outcome == "PASSED" { "✅" } else { "❌" };
+    let _ = writeln!(out, "## {icon} kipcheck: {outcome}\n");
+    if let Some(why) = record.aborted() {
+        let _ = writeln!(out, "**aborted:** {}\n", md_text(why));
+    }
     let mut facts = scenarios(s.total);
     if let Some(info) = record.info() {
         let _ = write!(

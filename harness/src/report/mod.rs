@@ -22,19 +22,20 @@ mod terminal;
 mod text;
 
 pub use diff::{
-    diff_lines, pair_side_by_side, visible, DiffLine, LineDiff, LineTag, Segment, CONTEXT_LINES,
+    diff_lines, pair_side_by_side, uncompared_lines, visible, yaml_paths, DiffLine, LineDiff,
+    LineTag, Segment, CONTEXT_LINES,
 };
 pub use error::ReportError;
 pub use files::{FileFormat, FileReporter};
 pub use hex::{hex_dump, HexDump, HexRow, BYTES_PER_ROW};
-pub use html::{render_html, HTML_FILE};
+pub use html::{render_html, render_html_with, HtmlOptions, HTML_FILE};
 pub use json::{render_json, JSON_FILE};
 pub use junit::{render_junit, JUNIT_FILE};
 pub use markdown::{render_markdown, MARKDOWN_FILE};
 pub use mutants::{
-    render_mutants_html, render_mutants_json, render_mutants_text, write_mutants_reports,
-    MUTANTS_HTML_FILE, MUTANTS_JSON_FILE,
+    render_mutants_html, render_mutants_json, render_mutants_text, render_mutants_text_with,
+    write_mutants_reports, MUTANTS_HTML_FILE, MUTANTS_JSON_FILE,
 };
 pub use record::{RunRecord, RunTotals};
 pub use reporter::{file_reporters, standard_reporters, Reporter, Reporters};
-pub use terminal::{TerminalOptions, TerminalReporter};
+pub use terminal::{ColorChoice, TerminalOptions, TerminalReporter};

@@ -23,6 +23,7 @@ pub struct RunRecord {
     info: Option<RunInfo>,
     results: BTreeMap<String, ScenarioResult>,
     totals: Option<RunTotals>,
+    aborted: Option<String>,
 }
 
 impl RunRecord {
@@ -59,6 +60,23 @@ impl RunRecord {
                     simulated_ms: *simulated_ms,
                 })
             }
+        }
+    }
+
+    /// Marks the run as aborted, with why (the target did not start, the user interrupted
+    /// it, ...). A record without `Finished` and without a reason is reported as a run that
+    /// did not finish.
+    pub fn abort(&mut self, reason: impl Into<String>) {
+        self.aborted = Some(reason.into());
+    }
+
+    /// Why the run was aborted: the reason given to [`abort`](Self::abort), or a generic one
+    /// when the run has not finished; `None` for a finished run.
+    pub fn aborted(&self) -> Option<&str> {
+        match (&self.aborted, &self.totals) {
+            (Some(r), _) => Some(r.as_str()),
+            (None, None) => Some(NOT_FINISHED),
+            (None, Some(_)) => None,
         }
     }
 
@@ -123,6 +141,10 @@ impl RunRecord {
         out
     }
 }
+
+/// Why a record without `Finished` was not finished, when nobody said.
+pub const NOT_FINISHED: &str =
+    "the run did not finish (it is still running, or was killed before writing its reports)";
 
 /// True for verdicts that make a run red: failed, errored, unexpected pass.
 pub(crate) fn is_finding(v: Verdict) -> bool {

@@ -17,6 +17,14 @@ pub trait Reporter {
     /// Called once after the last event (normally `Finished`): write files, flush output.
     /// Calling it again does nothing more.
     fn finish(&mut self) -> Result<(), ReportError>;
+
+    /// Called instead of [`finish`](Self::finish) when the run stopped before `Finished`
+    /// (the target did not start, the user interrupted it): the outputs say the run was
+    /// aborted and why. By default, the same as `finish`.
+    fn abort(&mut self, reason: &str) -> Result<(), ReportError> {
+        let _ = reason;
+        self.finish()
+    }
 }
 
 /// Several reporters fed the same events, in the order they were added.
@@ -72,9 +80,24 @@ impl Reporter for Reporters {
 
     /// Finishes every reporter, even after one fails; returns the first error.
     fn finish(&mut self) -> Result<(), ReportError> {
+        self.each(|r| r.finish())
+    }
+
+    /// Aborts every reporter, even after one fails; returns the first error.
+    fn abort(&mut self, reason: &str) -> Result<(), ReportError> {
+        self.each(|r| r.abort(reason))
+    }
+}
+
+impl Reporters {
+    /// Calls `f` on every reporter, even after one fails; returns the first error.
+    fn each(
+        &mut self,
+        mut f: impl FnMut(&mut Box<dyn Reporter + Send>) -> Result<(), ReportError>,
+    ) -> Result<(), ReportError> {
         let mut first = Ok(());
         for r in &mut self.reporters {
-            if let Err(e) = r.finish() {
+            if let Err(e) = f(r) {
                 if first.is_ok() {
                     first = Err(e);
                 }
@@ -98,13 +121,17 @@ pub fn standard_reporters(
 }
 
 /// Creates `report_dir` (and its parents) and wires the file reporters: `results.json`,
-/// `junit.xml`, `report.html` and `summary.md` in it.
+/// `junit.xml`, `report.html` and `summary.md` in it. The previous run's files are
+/// overwritten at once with a report of a run that has not finished, so a run that dies
+/// before writing its own never leaves an older outcome in their place.
 pub fn file_reporters(report_dir: &Path) -> Result<Reporters, ReportError> {
     std::fs::create_dir_all(report_dir).map_err(|source| ReportError::CreateDir {
         path: report_dir.to_path_buf(),
         source,
     })?;
+    let files = FileReporter::new(report_dir, &FileFormat::ALL);
+    files.write_unfinished()?;
     let mut reporters = Reporters::new();
-    reporters.push(FileReporter::new(report_dir, &FileFormat::ALL));
+    reporters.push(files);
     Ok(reporters)
 }

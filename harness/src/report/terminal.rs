@@ -9,13 +9,26 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::error::ReportError;
 use super::labels::{
-    counts_sentence, judged_sentence, outcome_word, scenarios, simulated, steps_words,
-    unsupported_groups, verdict_tag, wall,
+    counts_sentence, judged_sentence, record_outcome, scenarios, simulated, steps_words,
+    unsupported_groups, verdict_tag, wall, TAG_WIDTH,
 };
 use super::record::{is_finding, RunRecord};
 use super::reporter::Reporter;
 use super::text::{failure_block, BlockOptions, Paint};
 use crate::runner::{RunEvent, ScenarioResult, Verdict};
+
+/// `--color`: when the terminal output uses ANSI colours.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour on a terminal, unless the environment says otherwise (see
+    /// [`TerminalOptions::resolve`]).
+    #[default]
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
 
 /// How the terminal reporter presents itself.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,29 +42,66 @@ pub struct TerminalOptions {
 }
 
 impl TerminalOptions {
-    /// Options for the current process: colour only when stdout is a TTY and `NO_COLOR` is
-    /// unset or empty; a progress bar only when stdout is a TTY; not verbose.
+    /// Options for the current process with `--color auto`; see [`detect_with`](Self::detect_with).
     pub fn detect() -> Self {
-        let no_color = std::env::var_os("NO_COLOR");
-        let no_color = no_color.as_ref().map(|v| v.to_string_lossy());
-        Self::from_environment(std::io::stdout().is_terminal(), no_color.as_deref())
+        Self::detect_with(ColorChoice::Auto)
     }
 
-    /// The pure decision behind [`detect`](Self::detect): `is_tty` is whether stdout is a
-    /// terminal, `no_color` the value of `NO_COLOR` if set (any non-empty value disables
-    /// colour, per <https://no-color.org>).
-    pub fn from_environment(is_tty: bool, no_color: Option<&str>) -> Self {
-        let no_color = no_color.is_some_and(|v| !v.is_empty());
+    /// Options for the current process: [`resolve`](Self::resolve) with whether stdout is a
+    /// terminal and the process environment.
+    pub fn detect_with(choice: ColorChoice) -> Self {
+        Self::resolve(choice, std::io::stdout().is_terminal(), |k| {
+            std::env::var_os(k).map(|v| v.to_string_lossy().into_owned())
+        })
+    }
+
+    /// The pure decision: `--color always` / `never` decide alone; `auto` colours when no
+    /// non-empty `NO_COLOR` is set (<https://no-color.org>) and either `CLICOLOR_FORCE` is
+    /// set to anything but `0` or empty, or stdout is a terminal whose `TERM` is not `dumb`
+    /// and `CLICOLOR` is not `0` (<https://bixense.com/clicolors/>). The progress bar needs a
+    /// terminal whose `TERM` is not `dumb`, whatever the colour. Not verbose.
+    pub fn resolve(
+        choice: ColorChoice,
+        is_tty: bool,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Self {
+        let set = |k: &str| env(k).is_some_and(|v| !v.is_empty());
+        let is = |k: &str, v: &str| env(k).is_some_and(|x| x == v);
+        let dumb = is("TERM", "dumb");
+        let color = match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                if set("NO_COLOR") {
+                    false
+                } else if set("CLICOLOR_FORCE") && !is("CLICOLOR_FORCE", "0") {
+                    true
+                } else {
+                    is_tty && !dumb && !is("CLICOLOR", "0")
+                }
+            }
+        };
         Self {
-            color: is_tty && !no_color,
-            progress: is_tty,
+            color,
+            progress: is_tty && !dumb,
             verbose: false,
         }
+    }
+
+    /// `resolve(Auto, is_tty, ...)` with only `NO_COLOR` in the environment.
+    pub fn from_environment(is_tty: bool, no_color: Option<&str>) -> Self {
+        Self::resolve(ColorChoice::Auto, is_tty, |k| {
+            (k == "NO_COLOR")
+                .then(|| no_color.map(str::to_owned))
+                .flatten()
+        })
     }
 }
 
 /// Rows of a hex dump shown per finding on the terminal.
 const TERMINAL_HEX_ROWS: usize = 8;
+/// Last exchange entries shown per finding on the terminal (all with `--verbose`).
+const TERMINAL_EXCHANGE_ROWS: usize = 6;
 
 /// Writes the run's progress and summary to `W` (stdout in the binary, a buffer in tests).
 pub struct TerminalReporter<W: Write> {
@@ -98,7 +148,7 @@ impl<W: Write> TerminalReporter<W> {
 
     fn status_line(&self, r: &ScenarioResult) -> String {
         let p = self.paint();
-        let tag = format!("{:>5}", verdict_tag(r.verdict));
+        let tag = format!("{:>TAG_WIDTH$}", verdict_tag(r.verdict));
         let tag = match r.verdict {
             Verdict::Passed => p.green(&tag),
             Verdict::Failed | Verdict::Errored => p.red(&p.bold(&tag)),
@@ -119,6 +169,24 @@ impl<W: Write> TerminalReporter<W> {
         line
     }
 
+    /// The progress bar's running count of findings: `0 failed`, `2 failed, 1 errored`.
+    fn failure_count(&self) -> String {
+        let s = self.record.summary();
+        let mut text = format!("{} failed", s.failed);
+        if s.errored > 0 {
+            text.push_str(&format!(", {} errored", s.errored));
+        }
+        if s.unexpected_passes > 0 {
+            text.push_str(&format!(", {} unexpected", s.unexpected_passes));
+        }
+        let p = self.paint();
+        if s.failed + s.errored + s.unexpected_passes > 0 {
+            p.red(&p.bold(&text))
+        } else {
+            p.green(&text)
+        }
+    }
+
     /// The summary lines printed last.
     fn summary_text(&self) -> String {
         let p = self.paint();
@@ -131,7 +199,7 @@ impl<W: Write> TerminalReporter<W> {
             ),
             None => "(run did not finish)".to_owned(),
         };
-        let outcome = outcome_word(&s);
+        let outcome = record_outcome(&self.record);
         let outcome = if s.is_green() {
             p.bold(&p.green(outcome))
         } else {
@@ -157,6 +225,11 @@ impl<W: Write> TerminalReporter<W> {
             )),
             None => text.push_str(&format!("{outcome}\n")),
         }
+        if self.record.totals().is_none() {
+            if let Some(why) = self.record.aborted() {
+                text.push_str(&format!("aborted: {why}\n"));
+            }
+        }
         text
     }
 }
@@ -180,10 +253,11 @@ impl<W: Write> Reporter for TerminalReporter<W> {
                         ProgressDrawTarget::stdout(),
                     );
                     if let Ok(style) = ProgressStyle::with_template(
-                        "{spinner} [{elapsed}] {bar:30} {pos}/{len} {wide_msg}",
+                        "{spinner} [{elapsed}] {bar:30} {pos}/{len} {prefix} {wide_msg}",
                     ) {
                         bar.set_style(style);
                     }
+                    bar.set_prefix(self.failure_count());
                     self.bar = Some(bar);
                 }
             }
@@ -198,12 +272,24 @@ impl<W: Write> Reporter for TerminalReporter<W> {
                     self.emit(&line)?;
                 }
                 if let Some(bar) = &self.bar {
+                    bar.set_prefix(self.failure_count());
                     bar.inc(1);
                 }
             }
             RunEvent::Finished { .. } => {}
         }
         Ok(())
+    }
+
+    /// Prints what was seen and why the run stopped, unless the run never started (then the
+    /// caller's error message says it all).
+    fn abort(&mut self, reason: &str) -> Result<(), ReportError> {
+        self.record.abort(reason);
+        if self.record.info().is_none() {
+            self.finished = true;
+            return Ok(());
+        }
+        self.finish()
     }
 
     fn finish(&mut self) -> Result<(), ReportError> {
@@ -218,6 +304,11 @@ impl<W: Write> Reporter for TerminalReporter<W> {
             color: self.options.color,
             full: self.options.verbose,
             max_hex_rows: TERMINAL_HEX_ROWS,
+            exchange_rows: if self.options.verbose {
+                usize::MAX
+            } else {
+                TERMINAL_EXCHANGE_ROWS
+            },
         };
         let verbose = self.options.verbose;
         let blocks: Vec<String> = self

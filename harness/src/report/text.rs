@@ -5,10 +5,12 @@
 
 use std::fmt::Write as _;
 
-use super::diff::{diff_lines, LineDiff, LineTag, Segment};
+use super::diff::{diff_lines, uncompared_lines, DiffLine, LineDiff, LineTag, Segment};
 use super::hex::{hex_dump, HexDump};
-use super::labels::{grade_word, verdict_tag};
-use crate::runner::{Failure, Mismatch, ScenarioResult, Verdict};
+use super::labels::{code_value, grade_word, verdict_tag};
+use crate::runner::{
+    Direction, ExchangeEntry, ExchangeKind, Failure, Mismatch, ScenarioResult, Verdict,
+};
 
 /// How much to show and whether to colour it.
 #[derive(Clone, Copy, Debug)]
@@ -19,6 +21,8 @@ pub(crate) struct BlockOptions {
     pub full: bool,
     /// At most this many hex rows (the rest is summarised).
     pub max_hex_rows: usize,
+    /// At most this many (last) entries of the exchange log.
+    pub exchange_rows: usize,
 }
 
 /// ANSI styling that degrades to plain text.
@@ -83,9 +87,14 @@ impl Paint {
     }
 }
 
-/// `path: expected X, actual Y`.
+/// `path: expected X, actual Y` (error codes named: `37 (INVALID_CONFIG)`).
 pub(crate) fn mismatch_line(m: &Mismatch) -> String {
-    format!("{}: expected {}, actual {}", m.path, m.expected, m.actual)
+    format!(
+        "{}: expected {}, actual {}",
+        m.path,
+        code_value(&m.path, &m.expected),
+        code_value(&m.path, &m.actual)
+    )
 }
 
 /// Where the failure happened: `file:line:col (step index N)` or `(setup)`.
@@ -96,16 +105,97 @@ pub(crate) fn location_line(f: &Failure) -> String {
     }
 }
 
-/// The line diff of a failure's expected and actual renderings, if it has either.
+/// The line diff of a failure's expected and actual renderings, if it has either, with the
+/// actual-only lines no mismatch is about marked as not compared.
 pub(crate) fn failure_diff(f: &Failure) -> Option<LineDiff> {
     if f.expected.is_none() && f.actual.is_none() {
         return None;
     }
-    Some(diff_lines(
-        f.expected.as_deref().unwrap_or(""),
-        f.actual.as_deref().unwrap_or(""),
-    ))
+    let actual = f.actual.as_deref().unwrap_or("");
+    let mut diff = diff_lines(f.expected.as_deref().unwrap_or(""), actual);
+    if f.expected.is_some() {
+        let paths: Vec<&str> = f.mismatches.iter().map(|m| m.path.as_str()).collect();
+        diff.mark_uncompared(&uncompared_lines(actual, &paths));
+    }
+    Some(diff)
 }
+
+/// The sign of a diff line: ` `, `-`, `+`, or `·` for a field the match did not compare.
+pub(crate) fn diff_sign(line: &DiffLine) -> char {
+    match line.tag {
+        _ if line.uncompared => '·',
+        LineTag::Equal => ' ',
+        LineTag::Delete => '-',
+        LineTag::Insert => '+',
+    }
+}
+
+/// The legend's words for lines marked `·`.
+pub(crate) const UNCOMPARED_LEGEND: &str = "not compared (the pattern does not name it)";
+
+/// `→` for what kipcheck sent, `←` for what it received.
+pub(crate) fn arrow(d: Direction) -> &'static str {
+    match d {
+        Direction::Sent => "→",
+        Direction::Received => "←",
+    }
+}
+
+/// One exchange entry's head: `#3      6 ms → node 1 PushConfig v0 response corr 7 (600 bytes)`.
+pub(crate) fn exchange_head(e: &ExchangeEntry) -> String {
+    format!(
+        "#{} {:>6} ms {} {} {}",
+        e.seq,
+        e.at_ms,
+        arrow(e.direction),
+        e.peer,
+        exchange_what(e)
+    )
+}
+
+/// What an entry is, without its position, time and peer:
+/// `PushConfig v0 response corr 7 (600 bytes)`, `closed the connection`, `disconnect`.
+pub(crate) fn exchange_what(e: &ExchangeEntry) -> String {
+    let mut out = String::new();
+    match e.kind {
+        ExchangeKind::Action => return e.note.clone().unwrap_or_else(|| "action".into()),
+        ExchangeKind::Close => return "closed the connection".into(),
+        ExchangeKind::Request | ExchangeKind::Response => {}
+    }
+    if let Some(api) = &e.api {
+        let _ = write!(out, "{api} ");
+    }
+    if let Some(v) = e.version {
+        let _ = write!(out, "v{v} ");
+    }
+    out.push_str(match e.kind {
+        ExchangeKind::Request => "request",
+        _ => "response",
+    });
+    if let Some(c) = e.correlation_id {
+        let _ = write!(out, " corr {c}");
+    }
+    let _ = write!(out, " ({} bytes)", e.len);
+    if let Some(n) = &e.note {
+        let _ = write!(out, ": {n}");
+    }
+    out
+}
+
+/// The compact body of an entry, at most `max` characters: `{"ErrorCode":37,...}`.
+pub(crate) fn exchange_body(e: &ExchangeEntry, max: usize) -> Option<String> {
+    let text = match e.body.as_ref()? {
+        serde_json::Value::String(s) => s.clone(),
+        v => v.to_string(),
+    };
+    if text.chars().count() <= max {
+        return Some(text);
+    }
+    Some(format!("{}…", text.chars().take(max).collect::<String>()))
+}
+
+/// Characters of a body shown per entry on the terminal.
+const TERMINAL_BODY_CHARS: usize = 100;
 
 /// The message shown for a stale baseline entry.
 pub(crate) const STALE_MESSAGE: &str =
@@ -162,6 +252,32 @@ pub(crate) fn failure_block(r: &ScenarioResult, opts: BlockOptions) -> String {
             let _ = writeln!(out, "    - {}", timing_line(t));
         }
     }
+    if let Some(x) = r.exchange.as_ref().filter(|x| !x.entries.is_empty()) {
+        let shown = x.entries.len().min(opts.exchange_rows);
+        let skipped = x.cut_before + x.entries.len() - shown;
+        let _ = writeln!(
+            out,
+            "  exchange ({} entr{}{}):",
+            shown,
+            if shown == 1 { "y" } else { "ies" },
+            if skipped > 0 {
+                format!(", {skipped} earlier not shown")
+            } else {
+                String::new()
+            }
+        );
+        for e in &x.entries[x.entries.len() - shown..] {
+            let _ = writeln!(out, "    {}", exchange_head(e));
+            let max = if opts.full {
+                usize::MAX
+            } else {
+                TERMINAL_BODY_CHARS
+            };
+            if let Some(body) = exchange_body(e, max) {
+                let _ = writeln!(out, "      {}", p.dim(&body));
+            }
+        }
+    }
     let _ = writeln!(out, "  reproduce: {}", p.bold(&r.reproduce));
     out
 }
@@ -184,7 +300,17 @@ pub(crate) fn timing_line(t: &crate::runner::TimingCheck) -> String {
 /// The insta-style table: legend, two right-aligned gutters, `│`, dotted hunk separators.
 pub(crate) fn diff_table(diff: &LineDiff, p: Paint) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "  {} {}", p.red("-expected"), p.green("+actual"));
+    if diff.has_uncompared() {
+        let _ = writeln!(
+            out,
+            "  {} {} {}",
+            p.red("-expected"),
+            p.green("+actual"),
+            p.dim(&format!("·{UNCOMPARED_LEGEND}"))
+        );
+    } else {
+        let _ = writeln!(out, "  {} {}", p.red("-expected"), p.green("+actual"));
+    }
     if diff.is_identical() {
         let _ = writeln!(
             out,
@@ -205,10 +331,22 @@ pub(crate) fn diff_table(diff: &LineDiff, p: Paint) -> String {
         for line in hunk {
             let old = line.old_line.map(|n| n.to_string()).unwrap_or_default();
             let new = line.new_line.map(|n| n.to_string()).unwrap_or_default();
-            let sign = match line.tag {
-                LineTag::Equal => p.dim(" "),
-                LineTag::Delete => p.red("-"),
-                LineTag::Insert => p.green("+"),
+            let sign = diff_sign(line).to_string();
+            let (sign, text) = if line.uncompared {
+                (
+                    p.dim(&sign),
+                    p.dim(&super::diff::visible(&line.text(), diff.show_invisibles)),
+                )
+            } else {
+                let sign = match line.tag {
+                    LineTag::Equal => p.dim(&sign),
+                    LineTag::Delete => p.red(&sign),
+                    LineTag::Insert => p.green(&sign),
+                };
+                (
+                    sign,
+                    p.segments(line.tag, &line.segments, diff.show_invisibles),
+                )
             };
             let _ = writeln!(
                 out,
@@ -216,16 +354,20 @@ pub(crate) fn diff_table(diff: &LineDiff, p: Paint) -> String {
                 p.dim(&format!("{old:>w$}")),
                 p.dim(&format!("{new:>w$}")),
                 sign,
-                p.segments(line.tag, &line.segments, diff.show_invisibles)
+                text
             );
         }
     }
     out
 }
 
-/// A plain unified rendering (`@@ -a,b +c,d @@`, then ` `/`-`/`+` lines) for Markdown.
+/// A plain unified rendering (`@@ -a,b +c,d @@`, then ` `/`-`/`+` lines, `·` for lines not
+/// compared) for Markdown.
 pub(crate) fn unified(diff: &LineDiff) -> String {
     let mut out = String::from("--- expected\n+++ actual\n");
+    if diff.has_uncompared() {
+        let _ = writeln!(out, "# · {UNCOMPARED_LEGEND}");
+    }
     for hunk in &diff.hunks {
         let old: Vec<usize> = hunk.iter().filter_map(|l| l.old_line).collect();
         let new: Vec<usize> = hunk.iter().filter_map(|l| l.new_line).collect();
@@ -235,11 +377,7 @@ pub(crate) fn unified(diff: &LineDiff) -> String {
         };
         let _ = writeln!(out, "@@ -{} +{} @@", range(&old), range(&new));
         for line in hunk {
-            let sign = match line.tag {
-                LineTag::Equal => ' ',
-                LineTag::Delete => '-',
-                LineTag::Insert => '+',
-            };
+            let sign = diff_sign(line);
             let text = line.text();
             let _ = writeln!(
                 out,

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::scenario::{Capability, Role};
 pub use crate::scenario::{Grade, Mismatch};
@@ -208,6 +209,85 @@ pub struct ScenarioResult {
     pub timings: Vec<TimingCheck>,
     /// The command that reruns exactly this scenario.
     pub reproduce: String,
+    /// Line of the scenario's `id:` in `path` (1 when it cannot be found), for annotators.
+    pub line: usize,
+    /// The frames exchanged up to the failure, for failed and errored scenarios (`None` for
+    /// the others, and for scenarios that failed before a session opened).
+    pub exchange: Option<Exchange>,
+}
+
+/// Which way a logged frame went, seen from kipcheck.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// kipcheck to the target.
+    Sent,
+    /// The target to kipcheck.
+    Received,
+}
+
+/// What a logged entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExchangeKind {
+    /// A request frame.
+    Request,
+    /// A response frame.
+    Response,
+    /// The connection closed.
+    Close,
+    /// A step that acts without a frame (start, connect, disconnect, timeout, advance, ...).
+    Action,
+}
+
+/// One entry of a scenario's exchange log: a frame, a close or an action.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ExchangeEntry {
+    /// Position in the whole exchange (0-based), counting entries that were cut.
+    pub seq: usize,
+    /// The session clock when it happened, in ms (simulated for the reference).
+    pub at_ms: u64,
+    /// Sent by kipcheck or received from the target.
+    pub direction: Direction,
+    /// Request, response, close or action.
+    pub kind: ExchangeKind,
+    /// The other end: `conn N` (a connection kipcheck opened to a broker or controller
+    /// target) or `node N` (a node kipcheck emulates for a client target).
+    pub peer: String,
+    /// Kafka's API name, when known.
+    pub api: Option<String>,
+    /// The API version, when known.
+    pub version: Option<i16>,
+    /// The header's correlation id, when it decoded.
+    pub correlation_id: Option<i32>,
+    /// The decoded body (redacted); a string ending in `…` when cut to
+    /// [`Exchange::max_body_bytes`].
+    pub body: Option<Value>,
+    /// What the log could not show or decode (e.g. `does not decode: ...`), or the action.
+    pub note: Option<String>,
+    /// Size of the whole frame in bytes (size prefix included); 0 for closes and actions.
+    pub len: usize,
+    /// The frame's first [`Exchange::max_frame_bytes`] bytes as hex; `None` when the frame
+    /// holds a redacted value.
+    pub hex: Option<String>,
+    /// Bytes of the frame not in `hex`.
+    pub hex_cut: usize,
+}
+
+/// The exchange that led to a failure: the last [`max_entries`](Self::max_entries) entries,
+/// bounded per frame, with what was cut counted.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Exchange {
+    /// Entries, oldest first.
+    pub entries: Vec<ExchangeEntry>,
+    /// Entries cut at the start to keep the last `max_entries`.
+    pub cut_before: usize,
+    /// The entry cap.
+    pub max_entries: usize,
+    /// The cap on a body's JSON rendering, in bytes.
+    pub max_body_bytes: usize,
+    /// The cap on a frame's bytes shown as hex.
+    pub max_frame_bytes: usize,
 }
 
 /// Counts of a run.
@@ -294,6 +374,10 @@ pub struct RunInfo {
     pub command: String,
     /// kipcheck version.
     pub kipcheck_version: String,
+    /// When the run started, in ms since the Unix epoch (UTC).
+    pub started_unix_ms: u64,
+    /// The host the run ran on.
+    pub hostname: String,
 }
 
 /// What the runner reports, in order: one `Started`, then per scenario one

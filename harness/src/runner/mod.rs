@@ -11,10 +11,10 @@ pub mod select;
 pub use crate::scenario::fill_push_config;
 pub use baseline::{Baseline, BaselineEntry, BaselineError};
 pub use events::{
-    Failure, Grade, Mismatch, RunEvent, RunInfo, ScenarioResult, Summary, TimingCheck,
-    UnsupportedCause, Verdict, FORMAT_VERSION,
+    Direction, Exchange, ExchangeEntry, ExchangeKind, Failure, Grade, Mismatch, RunEvent, RunInfo,
+    ScenarioResult, Summary, TimingCheck, UnsupportedCause, Verdict, FORMAT_VERSION,
 };
-pub use execute::{execute, Redactor, ScenarioOutcome};
+pub use execute::{execute, execute_into, ExchangeSink, Redactor, ScenarioOutcome};
 pub use mutants::{kill_matrix, KillMatrix, VariantOutcome, MUTANTS_FORMAT_VERSION};
 pub use run::{run_suite, RunOptions};
 pub use select::{fnv1a64, scenario_seed, select, Filters, Partition};

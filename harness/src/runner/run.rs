@@ -9,7 +9,7 @@ use futures::StreamExt;
 
 use super::baseline::Baseline;
 use super::events::{Failure, RunEvent, RunInfo, ScenarioResult, Summary};
-use super::execute::{execute, ScenarioOutcome};
+use super::execute::{execute_into, ExchangeSink, ScenarioOutcome};
 use super::select::scenario_seed;
 use crate::adapter::Target;
 use crate::scenario::Scenario;
@@ -44,6 +44,10 @@ pub async fn run_suite(
         selected: scenarios.len(),
         command: options.command.clone(),
         kipcheck_version: env!("CARGO_PKG_VERSION").to_owned(),
+        started_unix_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64),
+        hostname: hostname(),
     }));
     let mut results = Vec::new();
     let mut summary = Summary::default();
@@ -56,16 +60,19 @@ pub async fn run_suite(
         async move {
             let t0 = Instant::now();
             let id = s.file.id.clone();
+            // The exchange so far survives a timeout or a panic, for the errored verdict.
+            let sink = ExchangeSink::default();
             let handle = tokio::spawn({
                 let s = s.clone();
+                let sink = sink.clone();
                 async move {
                     tokio::time::timeout(timeout, async {
-                        execute(target.as_ref(), &s, seed).await
+                        execute_into(target.as_ref(), &s, seed, sink).await
                     })
                     .await
                 }
             });
-            let outcome = match handle.await {
+            let mut outcome = match handle.await {
                 Ok(Ok(o)) => o,
                 Ok(Err(_)) => errored(
                     &s,
@@ -77,6 +84,9 @@ pub async fn run_suite(
                 Err(join) if join.is_panic() => errored(&s, "the target panicked".into()),
                 Err(_) => errored(&s, "the scenario task was cancelled".into()),
             };
+            if outcome.verdict == crate::runner::Verdict::Errored && outcome.exchange.is_none() {
+                outcome.exchange = sink.take();
+            }
             let _ = id;
             (s, outcome, t0.elapsed())
         }
@@ -111,6 +121,8 @@ pub async fn run_suite(
                 options.seed,
                 s.file.id
             ),
+            line: id_line(&s.path),
+            exchange: outcome.exchange,
         };
         if let Some(b) = &options.baseline {
             b.apply(&mut r);
@@ -128,6 +140,27 @@ pub async fn run_suite(
         simulated_ms: simulated,
     });
     (results, summary)
+}
+
+/// The host's name: the kernel's (Linux), else `HOSTNAME` or `COMPUTERNAME`, else
+/// `localhost`.
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok().filter(|h| !h.is_empty()))
+        .or_else(|| std::env::var("COMPUTERNAME").ok().filter(|h| !h.is_empty()))
+        .unwrap_or_else(|| "localhost".to_owned())
+}
+
+/// The 1-based line of the top-level `id:` key in a scenario file, or 1 when the file cannot
+/// be read or has none (reports point annotators at it).
+fn id_line(path: &std::path::Path) -> usize {
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| text.lines().position(|l| l.starts_with("id:")))
+        .map_or(1, |i| i + 1)
 }
 
 /// The command without the `--seed`/`--id` parts the reproduction command sets itself.

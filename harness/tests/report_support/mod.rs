@@ -5,42 +5,40 @@
 use std::path::PathBuf;
 
 use kipcheck::runner::{
-    Failure, Grade, Mismatch, RunEvent, RunInfo, ScenarioResult, Summary, UnsupportedCause, Verdict,
+    Direction, Exchange, ExchangeEntry, ExchangeKind, Failure, Grade, Mismatch, RunEvent, RunInfo,
+    ScenarioResult, Summary, UnsupportedCause, Verdict,
 };
 
 /// The id of the failed scenario, whose title carries a `<script>` injection.
 pub const FAILED_ID: &str = "size-max-plus-one";
 
 pub const EXPECTED_YAML: &str = "\
-api_key: PushConfigs
-version: 0
-body:
-  ClientInstanceId: AAAAAAAAAAAAAAAAAAAAAA
-  Configs:
-    - ConfigKey: client.id
-      ConfigValue: app-1
-    - ConfigKey: sasl.jaas.config
-      ConfigValue: <redacted:3f2a9c1b>
-    - ConfigKey: linger.ms
-      ConfigValue: \"5\"
-    - ConfigKey: max.poll.records
-      ConfigValue: \"500\"
+ClientInstanceId: AAAAAAAAAAAAAAAAAAAAAA
+Configs:
+  - ConfigKey: client.id
+    ConfigValue: app-1
+  - ConfigKey: sasl.jaas.config
+    ConfigValue: <redacted:3f2a9c1b>
+  - ConfigKey: linger.ms
+    ConfigValue: \"5\"
+  - ConfigKey: max.poll.records
+    ConfigValue: \"500\"
 ";
 
+/// The actual body: one value differs, and `ClientVersion` is a field the pattern does not
+/// name (the subset match ignores it).
 pub const ACTUAL_YAML: &str = "\
-api_key: PushConfigs
-version: 1
-body:
-  ClientInstanceId: AAAAAAAAAAAAAAAAAAAAAA
-  Configs:
-    - ConfigKey: client.id
-      ConfigValue: app-1
-    - ConfigKey: sasl.jaas.config
-      ConfigValue: <redacted:3f2a9c1b>
-    - ConfigKey: linger.ms
-      ConfigValue: \"5\"
-    - ConfigKey: max.poll.records
-      ConfigValue: \"5000\"
+ClientInstanceId: AAAAAAAAAAAAAAAAAAAAAA
+ClientVersion: 4.4.0
+Configs:
+  - ConfigKey: client.id
+    ConfigValue: app-1
+  - ConfigKey: sasl.jaas.config
+    ConfigValue: <redacted:3f2a9c1b>
+  - ConfigKey: linger.ms
+    ConfigValue: \"5\"
+  - ConfigKey: max.poll.records
+    ConfigValue: \"5000\"
 ";
 
 /// 21 bytes: two hex rows, with `<`, `>` and `&` in the ASCII column.
@@ -70,6 +68,54 @@ fn result(id: &str, area: &str, kip: &str, verdict: Verdict) -> ScenarioResult {
         simulated_ms: 1000,
         timings: vec![],
         reproduce: format!("kipcheck run --target reference --seed 42 --id {id}"),
+        line: 2,
+        exchange: None,
+    }
+}
+
+/// The failed scenario's exchange: one entry cut, an action, the request kipcheck answered
+/// and its answer (with an `<` to escape).
+pub fn exchange() -> Exchange {
+    let entry = |seq, at_ms, direction, kind, peer: &str| ExchangeEntry {
+        seq,
+        at_ms,
+        direction,
+        kind,
+        peer: peer.into(),
+        api: None,
+        version: None,
+        correlation_id: None,
+        body: None,
+        note: None,
+        len: 0,
+        hex: None,
+        hex_cut: 0,
+    };
+    let mut connect = entry(1, 0, Direction::Sent, ExchangeKind::Action, "node 1");
+    connect.note = Some("connect".into());
+    let mut request = entry(2, 5, Direction::Received, ExchangeKind::Request, "node 1");
+    request.api = Some("PushConfig".into());
+    request.version = Some(0);
+    request.correlation_id = Some(7);
+    request.body = Some(
+        serde_json::json!({"Configs": [{"ConfigKey": "max.poll.records", "ConfigValue": "5000"}]}),
+    );
+    request.len = 21;
+    request.hex = Some(RAW_HEX.into());
+    let mut response = entry(3, 6, Direction::Sent, ExchangeKind::Response, "node 1");
+    response.api = Some("PushConfig".into());
+    response.version = Some(0);
+    response.correlation_id = Some(7);
+    response.body = Some(serde_json::json!({"ErrorCode": 37, "ErrorMessage": "a <b>"}));
+    response.len = 600;
+    response.hex = Some("00".repeat(512));
+    response.hex_cut = 88;
+    Exchange {
+        entries: vec![connect, request, response],
+        cut_before: 1,
+        max_entries: 32,
+        max_body_bytes: 4096,
+        max_frame_bytes: 512,
     }
 }
 
@@ -116,6 +162,7 @@ pub fn results() -> Vec<ScenarioResult> {
         ],
         raw_hex: Some(RAW_HEX.into()),
     });
+    failed.exchange = Some(exchange());
 
     let mut unsupported = result(
         "streams-single-handshake",
@@ -195,6 +242,8 @@ pub fn run_info() -> RunInfo {
         selected: 6,
         command: "kipcheck run --target reference --seed 42".into(),
         kipcheck_version: "0.1.0".into(),
+        started_unix_ms: 1_764_590_400_000,
+        hostname: "ci-runner-7".into(),
     }
 }
 

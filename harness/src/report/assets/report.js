@@ -1,4 +1,6 @@
-// kipcheck report.html filters: verdict checkboxes, KIP select, text search. Inlined; no
+// kipcheck report.html filters: verdict checkboxes, KIP select, text search, kept in the
+// URL's fragment as `#f=<verdicts>;kip=<KIP>;q=<text>` so a filtered view can be shared or
+// reloaded. Links to a scenario (`#s-ID`) open it without losing the filters. Inlined; no
 // external resources, no network.
 (function () {
   "use strict";
@@ -7,6 +9,16 @@
   var text = document.getElementById("text-filter");
   var shown = document.getElementById("shown-count");
   var items = Array.prototype.slice.call(document.querySelectorAll("details.scenario"));
+  function state() {
+    var on = boxes.filter(function (b) { return b.checked; })
+      .map(function (b) { return b.getAttribute("data-verdict"); });
+    var parts = [];
+    if (on.length !== boxes.length) { parts.push("f=" + on.join(",")); }
+    if (kip.value !== "") { parts.push("kip=" + encodeURIComponent(kip.value)); }
+    var q = text.value.trim();
+    if (q !== "") { parts.push("q=" + encodeURIComponent(q)); }
+    return parts.join(";");
+  }
   function apply() {
     var on = {};
     boxes.forEach(function (b) { on[b.getAttribute("data-verdict")] = b.checked; });
@@ -22,15 +34,47 @@
     });
     shown.textContent = String(n);
   }
-  boxes.forEach(function (b) { b.addEventListener("change", apply); });
-  kip.addEventListener("change", apply);
-  text.addEventListener("input", apply);
+  function save() {
+    var s = state();
+    var target = s === "" ? location.pathname + location.search : "#" + s;
+    try { history.replaceState(null, "", target); } catch (e) { /* file:// may refuse */ }
+  }
+  function load() {
+    var h = location.hash.replace(/^#/, "");
+    if (!/^(f|kip|q)=/.test(h)) { return; }
+    var verdicts = null;
+    h.split(";").forEach(function (p) {
+      var i = p.indexOf("=");
+      var key = p.slice(0, i);
+      var value = decodeURIComponent(p.slice(i + 1));
+      if (key === "f") { verdicts = value === "" ? [] : value.split(","); }
+      if (key === "kip") { kip.value = value; }
+      if (key === "q") { text.value = value; }
+    });
+    if (verdicts !== null) {
+      boxes.forEach(function (b) { b.checked = verdicts.indexOf(b.getAttribute("data-verdict")) !== -1; });
+    }
+  }
+  function changed() { apply(); save(); }
+  boxes.forEach(function (b) { b.addEventListener("change", changed); });
+  kip.addEventListener("change", changed);
+  text.addEventListener("input", changed);
   Array.prototype.slice.call(document.querySelectorAll("a.kip-link")).forEach(function (a) {
     a.addEventListener("click", function (e) {
       e.preventDefault();
       kip.value = a.getAttribute("data-kip");
-      apply();
+      changed();
       document.getElementById("scenarios").scrollIntoView();
+    });
+  });
+  Array.prototype.slice.call(document.querySelectorAll("a.to-scenario")).forEach(function (a) {
+    a.addEventListener("click", function (e) {
+      var s = document.getElementById(a.getAttribute("href").slice(1));
+      if (!s) { return; }
+      e.preventDefault();
+      s.hidden = false;
+      s.open = true;
+      s.scrollIntoView();
     });
   });
   function setAll(open) {
@@ -38,5 +82,7 @@
   }
   document.getElementById("expand-all").addEventListener("click", function () { setAll(true); });
   document.getElementById("collapse-all").addEventListener("click", function () { setAll(false); });
+  window.addEventListener("hashchange", function () { load(); apply(); });
+  load();
   apply();
 }());

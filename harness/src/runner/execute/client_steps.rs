@@ -7,6 +7,7 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
+use super::exchange::Peer;
 use super::failure::{StepFail, StepFailure};
 use super::redact::yaml;
 use super::scenario::{Exec, Received};
@@ -19,7 +20,7 @@ use crate::codec::{
 };
 use crate::model::broker::measure;
 use crate::model::SizeMeasure;
-use crate::runner::events::{Mismatch, TimingCheck};
+use crate::runner::events::{Direction, Mismatch, TimingCheck};
 use crate::scenario::load::response_body;
 use crate::scenario::matcher::{compare, compare_with};
 use crate::scenario::{
@@ -138,6 +139,14 @@ impl Exec<'_> {
         };
         let frame = codec::encode_response_frame(&header, &body, req.version)
             .map_err(|e| StepFailure::msg(format!("respond: cannot encode: {e}")))?;
+        let now = self.session.now_ms();
+        self.log.response(
+            now,
+            Direction::Sent,
+            Peer::Node(r.to),
+            &frame,
+            Some((req.api_key, req.version)),
+        );
         self.session.respond(r.to, frame).await?;
         Ok(())
     }
@@ -344,6 +353,12 @@ impl Exec<'_> {
         &mut self,
         req: &crate::adapter::OutRequest,
     ) -> Result<(i32, ApiKey, i16, Value), StepFail> {
+        self.log.request(
+            req.at_ms,
+            Direction::Received,
+            Peer::Node(req.node),
+            &req.frame,
+        );
         let decoded =
             codec::decode_request_frame(&req.frame, DEFAULT_MAX_FRAME_SIZE, &self.numbers)
                 .map_err(|e| {

@@ -4,11 +4,13 @@
 //! target; `client_steps.rs`: kipcheck as the brokers of a client target; `observe_steps.rs`:
 //! the target's own reports, which are evidence only where the target gives them);
 //! `timing.rs` turns expected durations into real-clock windows (`--time-scale`, tolerance);
-//! `failure.rs` builds located failures and `redact.rs` keeps secrets out of them. Request
+//! `failure.rs` builds located failures and `redact.rs` keeps secrets out of them; `exchange.rs`
+//! logs the frames that cross the session, for the reports of failing scenarios. Request
 //! bodies come prepared by the loader (`Scenario::compiled`).
 //! Nothing here writes reports: the outcome goes back to `run.rs`.
 
 mod client_steps;
+mod exchange;
 mod failure;
 mod observe_steps;
 mod redact;
@@ -16,6 +18,7 @@ mod scenario;
 mod server_steps;
 mod timing;
 
+pub use exchange::ExchangeSink;
 pub use redact::Redactor;
-pub use scenario::{execute, ScenarioOutcome};
+pub use scenario::{execute, execute_into, ScenarioOutcome};
 pub use timing::{RealTiming, STARTUP_ALLOWANCE_MS};

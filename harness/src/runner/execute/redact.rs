@@ -61,6 +61,14 @@ impl Redactor {
         out
     }
 
+    /// True when `bytes` hold one of the secrets verbatim (so their hex must not be shown).
+    pub(super) fn found_in(&self, bytes: &[u8]) -> bool {
+        self.secrets.iter().any(|(secret, _)| {
+            let s = secret.as_bytes();
+            !s.is_empty() && bytes.windows(s.len()).any(|w| w == s)
+        })
+    }
+
     pub(super) fn failure(&self, mut f: Failure) -> Failure {
         f.message = self.apply(&f.message);
         f.step_yaml = self.apply(&f.step_yaml);

@@ -7,13 +7,14 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use super::exchange::{ExchangeLog, ExchangeSink, Peer};
 use super::failure::StepFail;
 use super::redact::{yaml, Redactor};
 use super::timing::RealTiming;
 use crate::adapter::{AdapterError, Capabilities, PeerAction, Session, SessionConfig, Target};
 use crate::codec::{ApiKey, ProvisionalNumbers};
 use crate::model::SpecProfile;
-use crate::runner::events::{Failure, TimingCheck, UnsupportedCause, Verdict};
+use crate::runner::events::{Exchange, Failure, TimingCheck, UnsupportedCause, Verdict};
 use crate::scenario::matcher::Captures;
 use crate::scenario::{Capability, Scenario, Step};
 
@@ -36,6 +37,8 @@ pub struct ScenarioOutcome {
     pub steps_not_observed: usize,
     /// Timings judged on a real clock.
     pub timings: Vec<TimingCheck>,
+    /// The exchange up to the failure (failed and errored scenarios whose session opened).
+    pub exchange: Option<Exchange>,
 }
 
 impl ScenarioOutcome {
@@ -50,6 +53,7 @@ impl ScenarioOutcome {
             steps_judged: 0,
             steps_not_observed: 0,
             timings: Vec::new(),
+            exchange: None,
         }
     }
 
@@ -64,6 +68,7 @@ impl ScenarioOutcome {
             steps_judged: 0,
             steps_not_observed: 0,
             timings: Vec::new(),
+            exchange: None,
         }
     }
 }
@@ -106,6 +111,8 @@ pub(super) struct Exec<'a> {
     pub(super) step_index: usize,
     /// The client was started and has sent nothing yet (its start-up is not on the timeline).
     pub(super) awaiting_first_request: bool,
+    /// The frames exchanged so far, for the report of a failure.
+    pub(super) log: ExchangeLog,
 }
 
 /// Why `target` cannot be asked `scenario`: missing roles and capabilities (observation
@@ -193,6 +200,17 @@ pub fn differing_readings(a: &SpecProfile, b: &SpecProfile) -> Vec<(String, Stri
 
 /// Runs `scenario` on `target` with `seed`.
 pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> ScenarioOutcome {
+    execute_into(target, scenario, seed, ExchangeSink::default()).await
+}
+
+/// [`execute`], logging the exchange into `sink` as it goes (a failed or errored outcome
+/// carries it; the caller can still [`take`](ExchangeSink::take) it when it cancels the run).
+pub async fn execute_into(
+    target: &dyn Target,
+    scenario: &Scenario,
+    seed: u64,
+    sink: ExchangeSink,
+) -> ScenarioOutcome {
     let caps = target.capabilities();
     let causes = gate(&caps, scenario);
     if !causes.is_empty() {
@@ -236,6 +254,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
         timings: Vec::new(),
         step_index: 0,
         awaiting_first_request: false,
+        log: ExchangeLog::new(sink, redactor.clone(), scenario.profile.provisional),
     };
     let (mut judged, mut not_observed) = (0, 0);
     for (i, step) in scenario.file.steps.iter().enumerate() {
@@ -244,6 +263,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
             continue;
         }
         ex.step_index = i;
+        ex.log_action(&step.value);
         let result = ex.step(i, &step.value).await;
         if step.value.is_judgement() && !matches!(&result, Err(f) if f.errored) {
             judged += 1;
@@ -273,6 +293,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
                 steps_judged: judged,
                 steps_not_observed: not_observed,
                 timings: ex.timings,
+                exchange: ex.log.finish(),
             };
         }
         ex.last_step_end = ex.session.now_ms();
@@ -284,6 +305,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
         out.steps_not_observed = not_observed;
         out.simulated_ms = ex.session.now_ms();
         out.timings = ex.timings;
+        out.exchange = ex.log.finish();
         return out;
     }
     if judged == 0 {
@@ -302,6 +324,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
         steps_judged: judged,
         steps_not_observed: not_observed,
         timings: ex.timings,
+        exchange: None,
     }
 }
 
@@ -322,6 +345,28 @@ fn setup_failure(redactor: &Redactor, scenario: &Scenario, e: &AdapterError) -> 
 impl Exec<'_> {
     pub(super) fn wire(&self, canonical: ApiKey) -> ApiKey {
         self.numbers.wire_api_key(canonical)
+    }
+
+    /// Logs a step that acts on the target without a frame.
+    fn log_action(&mut self, step: &Step) {
+        let (peer, what) = match step {
+            Step::Start => (None, "start".to_owned()),
+            Step::Connect { node } => (Some(Peer::Node(*node)), "connect".into()),
+            Step::Disconnect { node } => (Some(Peer::Node(*node)), "disconnect".into()),
+            Step::Timeout { node } => (Some(Peer::Node(*node)), "time out the request".into()),
+            Step::UserRequest { id } => (None, format!("user request {id}")),
+            Step::Register {
+                controller_max_version,
+            } => (
+                None,
+                format!("register (controller max version {controller_max_version})"),
+            ),
+            Step::Failover => (None, "controller failover".into()),
+            Step::Advance { ms } => (None, format!("advance {ms} ms")),
+            _ => return,
+        };
+        let now = self.session.now_ms();
+        self.log.action(now, peer, what);
     }
 
     async fn step(&mut self, i: usize, step: &Step) -> Result<(), StepFail> {

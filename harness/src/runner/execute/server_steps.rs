@@ -4,12 +4,13 @@
 
 use std::collections::VecDeque;
 
+use super::exchange::Peer;
 use super::failure::{StepFail, StepFailure};
 use super::redact::yaml;
 use super::scenario::{Exec, Sent};
 use crate::adapter::ConnOutput;
 use crate::codec::{self, limits::DEFAULT_MAX_FRAME_SIZE, to_hex, RequestHeader, ResponseBody};
-use crate::runner::events::Mismatch;
+use crate::runner::events::{Direction, Mismatch};
 use crate::scenario::matcher::compare_with;
 use crate::scenario::{
     Compiled, ExpectCloseStep, ExpectResponseStep, MatchMode, Outcome, SendRawStep, SendStep,
@@ -39,6 +40,9 @@ impl Exec<'_> {
             correlation_id: self.next_correlation,
         });
         self.next_correlation += 1;
+        let now = self.session.now_ms();
+        self.log
+            .request(now, Direction::Sent, Peer::Conn(s.conn), &frame);
         self.session.send(s.conn, frame).await?;
         Ok(())
     }
@@ -61,18 +65,21 @@ impl Exec<'_> {
                 correlation_id: corr,
             });
         }
+        let now = self.session.now_ms();
+        self.log
+            .request(now, Direction::Sent, Peer::Conn(s.conn), &frame);
         self.session.send(s.conn, frame).await?;
         Ok(())
     }
     /// `expect_response`: the target's answer matches the pattern.
     pub(super) async fn expect_response(&mut self, e: &ExpectResponseStep) -> Result<(), StepFail> {
-        let out = self.session.recv(e.conn, 1000).await?;
+        let out = self.recv_logged(e.conn).await?;
         self.check_response(e.conn, out, e.body.as_ref(), e.mode)?;
         Ok(())
     }
     /// `expect_close`: the target closes the connection without answering.
     pub(super) async fn expect_close(&mut self, e: &ExpectCloseStep) -> Result<(), StepFail> {
-        let out = self.session.recv(e.conn, 1000).await?;
+        let out = self.recv_logged(e.conn).await?;
         match out {
             // The close answers the oldest request on the connection, as the loader pairs
             // them: one expectation consumes one sent request.
@@ -94,6 +101,27 @@ impl Exec<'_> {
         }
         Ok(())
     }
+    /// The target's next output on `conn` (waiting up to a second), logged with the request
+    /// it answers.
+    async fn recv_logged(&mut self, conn: u32) -> Result<Option<ConnOutput>, StepFail> {
+        let out = self.session.recv(conn, 1000).await?;
+        let now = self.session.now_ms();
+        match &out {
+            Some(ConnOutput::Frame(f)) => {
+                let request = self
+                    .sent
+                    .get(&conn)
+                    .and_then(VecDeque::front)
+                    .map(|s| (s.api_key, s.version));
+                self.log
+                    .response(now, Direction::Received, Peer::Conn(conn), f, request);
+            }
+            Some(ConnOutput::Closed) => self.log.close(now, Peer::Conn(conn)),
+            None => {}
+        }
+        Ok(out)
+    }
+
     /// The oldest request sent on `conn` is answered (by a close).
     fn consume_sent(&mut self, conn: u32) {
         if let Some(q) = self.sent.get_mut(&conn) {
@@ -109,7 +137,7 @@ impl Exec<'_> {
             Some(Outcome::Close(c)) => c.conn,
             None => 0,
         };
-        let out = self.session.recv(conn, 1000).await?;
+        let out = self.recv_logged(conn).await?;
         let mut reasons = Vec::new();
         for o in outcomes {
             match (o, &out) {
