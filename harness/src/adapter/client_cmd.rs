@@ -27,7 +27,8 @@ use tokio::task::JoinHandle;
 use super::exec_process::{kill_group, spawn_group, StderrTail};
 use super::registry::TargetOptions;
 use super::target::{
-    AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
+    unclaimable_live, AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session,
+    SessionConfig, Target,
 };
 use crate::codec::{
     self, decode_request_header, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ApiVersionsRequest,
@@ -112,7 +113,7 @@ impl Target for ClientCmdTarget {
     fn capabilities(&self) -> Capabilities {
         let mut capabilities = self.declared.clone();
         // A live process has a real clock and no observable model events, whatever was declared.
-        capabilities.retain(|c| !matches!(c, Capability::VirtualClock | Capability::Events));
+        capabilities.retain(|c| unclaimable_live(*c).is_none());
         capabilities.sort();
         capabilities.dedup();
         Capabilities {

@@ -28,6 +28,10 @@ impl Target for Unobserved {
         caps
     }
 
+    fn unreachable(&self) -> Option<String> {
+        self.0.unreachable()
+    }
+
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
         Ok(Box::new(UnobservedSession(self.0.open(config).await?)))
     }

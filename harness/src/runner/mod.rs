@@ -14,7 +14,7 @@ pub use events::{
     Failure, Grade, Mismatch, RunEvent, RunInfo, ScenarioResult, Summary, UnsupportedCause,
     Verdict, FORMAT_VERSION,
 };
-pub use execute::{execute, Redactor, ScenarioOutcome};
+pub use execute::{execute, gate, Redactor, ScenarioOutcome};
 pub use mutants::{kill_matrix, KillMatrix, VariantOutcome, MUTANTS_FORMAT_VERSION};
-pub use run::{run_suite, RunOptions};
+pub use run::{run_suite, run_suite_until, RunOptions};
 pub use select::{fnv1a64, scenario_seed, select, Filters, Partition};

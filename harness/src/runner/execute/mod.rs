@@ -15,4 +15,4 @@ mod scenario;
 mod server_steps;
 
 pub use redact::Redactor;
-pub use scenario::{execute, ScenarioOutcome};
+pub use scenario::{execute, gate, ScenarioOutcome};
