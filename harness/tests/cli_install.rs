@@ -2,15 +2,19 @@
 //! the default profile are built into the binary, so `run` and `ledger` work from `/`.
 //! `--scenarios DIR` replaces the built-in suite; a missing folder is a usage error.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod cli_support;
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cli_support::{code, text};
 use kipcheck::exit;
 use kipcheck::scenario::{embedded, load_dir, load_embedded};
 
+/// The binary, run from `/`: far from any checkout.
 fn kipcheck() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kipcheck"));
-    c.env("NO_COLOR", "1").current_dir("/");
+    let mut c = cli_support::kipcheck();
+    c.current_dir("/");
     c
 }
 
@@ -27,17 +31,9 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 fn results(dir: &Path) -> serde_json::Value {
     let t = std::fs::read_to_string(dir.join("results.json")).expect("results.json");
     serde_json::from_str(&t).expect("json")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().unwrap_or(-1)
 }
 
 #[test]

@@ -1,26 +1,13 @@
-//! Knowing what will run, and the command line's conventions: `kipcheck list` and
-//! `run --dry-run` (the runner's own gate, per target), `run --help`, completions, and the
-//! usage errors and exit codes of `run` and `load` (`--jobs 0`, `--timeout-ms 0`, capabilities
-//! a target cannot have, an unreachable target, `--fail-fast`, a load against a closed port).
+//! Knowing what will run: `kipcheck list` and `run --dry-run` (the runner's own gate, per
+//! target), `run --help` naming every target kind, and shell completions.
+
+mod cli_support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
+use cli_support::{code, kipcheck, text};
 use kipcheck::exit;
-
-fn kipcheck() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kipcheck"));
-    c.env("NO_COLOR", "1");
-    c
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().unwrap_or(-1)
-}
 
 const HEAD: &str = "kip: KIP-1324\ngrade: MUST\n";
 const AV: &str = "  - send: { api: ApiVersions, version: 3, body: { ClientSoftwareName: k, ClientSoftwareVersion: '1' } }\n  - expect_response: { body: { ErrorCode: NONE } }\n";
@@ -28,12 +15,6 @@ const AV: &str = "  - send: { api: ApiVersions, version: 3, body: { ClientSoftwa
 /// A suite of four: a broker scenario, one that `requires: [events]`, a SHOULD broker
 /// scenario with tags, and a client scenario.
 fn suite(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli_list")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    let area = d.join("scenarios/area");
-    std::fs::create_dir_all(&area).expect("mkdir");
     let files = [
         ("a-broker", format!("title: a\n{HEAD}roles: [broker]\nsteps:\n{AV}")),
         (
@@ -49,10 +30,7 @@ fn suite(name: &str) -> PathBuf {
             format!("title: d\n{HEAD}roles: [client]\nsteps:\n  - start\n  - expect_request: {{ api: ApiVersions }}\n"),
         ),
     ];
-    for (id, body) in files {
-        std::fs::write(area.join(format!("{id}.yaml")), format!("id: {id}\n{body}")).unwrap();
-    }
-    d
+    cli_support::suite("cli_list", name, &files)
 }
 
 fn list(d: &Path, args: &[&str]) -> Output {
@@ -220,160 +198,4 @@ fn completions_are_generated_for_bash_zsh_and_fish() {
         .output()
         .expect("runs");
     assert_eq!(code(&out), i32::from(exit::USAGE));
-}
-
-fn run(args: &[&str]) -> Output {
-    kipcheck().arg("run").args(args).output().expect("runs")
-}
-
-#[test]
-fn jobs_and_timeout_of_zero_are_usage_errors() {
-    for (flag, value) in [("--jobs", "0"), ("--timeout-ms", "0")] {
-        let out = run(&[flag, value]);
-        assert_eq!(code(&out), i32::from(exit::USAGE), "{flag}");
-        assert!(
-            text(&out.stderr).contains(&format!("invalid value '0' for '{flag}")),
-            "{}",
-            text(&out.stderr)
-        );
-        assert!(text(&out.stderr).contains("must be at least 1"));
-    }
-}
-
-#[test]
-fn capabilities_a_target_cannot_have_are_refused_with_the_reason() {
-    let cases = [
-        (
-            "tcp://127.0.0.1:1",
-            "events",
-            "--capability events: a live peer reports no model events (only what it sends is judged)",
-        ),
-        (
-            "client-cmd:true {bootstrap}",
-            "virtual_clock",
-            "--capability virtual_clock: a live peer's clock is real and cannot be advanced",
-        ),
-        (
-            "reference",
-            "policy_control",
-            "--capability policy_control: only a live target (tcp://, client-cmd:) takes declared capabilities; the reference and its variants have every capability",
-        ),
-    ];
-    for (target, cap, why) in cases {
-        let out = run(&["--target", target, "--capability", cap]);
-        assert_eq!(code(&out), i32::from(exit::USAGE), "{target} {cap}");
-        assert_eq!(text(&out.stderr), format!("kipcheck: {why}\n"));
-    }
-}
-
-#[test]
-fn an_unreachable_tcp_target_stops_the_run_with_exit_3_before_any_scenario() {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap();
-    drop(l);
-    let d = suite("unreachable");
-    let reports = d.join("reports");
-    let out = run(&[
-        "--target",
-        &format!("tcp://{addr}"),
-        "--report-dir",
-        reports.to_str().unwrap(),
-    ]);
-    assert_eq!(code(&out), i32::from(exit::TARGET));
-    let stderr = text(&out.stderr);
-    assert!(
-        stderr.starts_with(&format!(
-            "kipcheck: target unreachable: cannot connect to {addr}: "
-        )),
-        "{stderr}"
-    );
-    assert!(!reports.exists(), "nothing ran, so no report");
-    // `list` says the same.
-    let out = list(&d, &["--target", &format!("tcp://{addr}")]);
-    assert_eq!(code(&out), i32::from(exit::TARGET));
-}
-
-#[test]
-fn fail_fast_stops_after_the_first_finding() {
-    let d = suite("fail-fast");
-    let area = d.join("scenarios/area");
-    for f in ["a-broker", "c-should", "d-client", "b-events"] {
-        std::fs::remove_file(area.join(format!("{f}.yaml"))).unwrap();
-    }
-    for id in ["f1", "f2", "f3"] {
-        std::fs::write(
-            area.join(format!("{id}.yaml")),
-            format!(
-                "id: {id}\ntitle: f\n{HEAD}roles: [broker]\nsteps:\n{}",
-                AV.replace("ErrorCode: NONE", "ErrorCode: INVALID_CONFIG")
-            ),
-        )
-        .unwrap();
-    }
-    let reports = d.join("reports");
-    let go = |extra: &[&str]| {
-        let mut args = vec![
-            "--scenarios",
-            d.join("scenarios").to_str().unwrap().to_owned().leak(),
-            "--report-dir",
-            reports.to_str().unwrap().to_owned().leak(),
-            "--seed",
-            "1",
-            "--jobs",
-            "1",
-        ];
-        args.extend_from_slice(extra);
-        let out = run(&args);
-        let r: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(reports.join("results.json")).unwrap())
-                .unwrap();
-        (out, r)
-    };
-    let (out, r) = go(&["--fail-fast"]);
-    assert_eq!(code(&out), i32::from(exit::FINDING));
-    assert_eq!(r["summary"]["total"], 1);
-    assert_eq!(r["summary"]["failed"], 1);
-    assert!(
-        text(&out.stderr).contains(
-            "kipcheck: --fail-fast: stopped after the first finding; 2 of 3 selected scenario(s) not run"
-        ),
-        "{}",
-        text(&out.stderr)
-    );
-    let (out, r) = go(&[]);
-    assert_eq!(code(&out), i32::from(exit::FINDING));
-    assert_eq!(r["summary"]["failed"], 3);
-}
-
-#[test]
-fn load_against_a_closed_port_exits_3() {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = l.local_addr().unwrap().to_string();
-    drop(l);
-    let out = kipcheck()
-        .args([
-            "load",
-            "--connect",
-            &addr,
-            "--connections",
-            "2",
-            "--duration",
-            "1",
-        ])
-        .output()
-        .expect("runs");
-    assert_eq!(code(&out), i32::from(exit::TARGET));
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(report["handshakes"], 0);
-    assert!(report["errors"].as_u64().unwrap() > 0);
-    assert!(
-        text(&out.stderr).contains("kipcheck: load: every attempt failed"),
-        "{}",
-        text(&out.stderr)
-    );
-    let out = kipcheck()
-        .args(["load", "--connect", &addr, "--idle", "3", "--duration", "1"])
-        .output()
-        .expect("runs");
-    assert_eq!(code(&out), i32::from(exit::TARGET));
 }

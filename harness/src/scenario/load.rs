@@ -277,14 +277,16 @@ fn validate_in(
     for (i, s) in file.steps.iter().enumerate() {
         let at = |m: String| err(s.referenced.line(), s.referenced.column(), m);
         validate_step(&s.value).map_err(at)?;
-        compiled.push(compile(&s.value, &numbers).map_err(at)?);
-        check_captures(&s.value, &mut captured).map_err(at)?;
+        // Before compiling: a body kipcheck sends is checked against its message first, so a
+        // bad field is reported at the field, with its type and the value found.
         pairing.step(i, &s.value).map_err(|e| {
             let (line, col) = text
                 .and_then(|t| locate(t, i, &e.at))
                 .unwrap_or((s.referenced.line(), s.referenced.column()));
             err(line, col, e.message)
         })?;
+        compiled.push(compile(&s.value, &numbers).map_err(at)?);
+        check_captures(&s.value, &mut captured).map_err(at)?;
     }
     let area = area.to_owned();
     Ok(Scenario {
@@ -573,6 +575,18 @@ impl Pairing {
         let body = [Seg::Key("body".into())];
         match step {
             Step::Send(s) => {
+                let request = RequestBody::info_by_name(&s.api).and_then(schema_of);
+                if let (Some(schema), Some(b)) = (request, &s.body) {
+                    let version = [s.version];
+                    let to = Against {
+                        message: schema,
+                        versions: Some(&version),
+                        what: "request",
+                        note: None,
+                        literal: true,
+                    };
+                    check_body(b, &to).map_err(|x| under("send", &body, x))?;
+                }
                 if let Some(schema) = ResponseBody::info_by_name(&s.api).and_then(schema_of) {
                     self.sent.entry(s.conn).or_default().push_back(Pending {
                         schema,
