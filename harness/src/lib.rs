@@ -14,6 +14,7 @@
 
 pub mod adapter;
 pub mod codec;
+pub mod exit;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod interop;

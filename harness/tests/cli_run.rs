@@ -194,16 +194,41 @@ fn export_corpus_writes_frames_the_decode_targets_accept() {
     );
 }
 
+/// `kipcheck serve` on a free port, and its address.
+fn serve() -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = kipcheck()
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("serve prints its address");
+    let addr = line
+        .trim()
+        .rsplit(' ')
+        .next()
+        .expect("an address")
+        .to_owned();
+    (child, addr)
+}
+
 #[test]
 fn reproduce_command_keeps_a_live_targets_role_and_capabilities() {
     let d = dir("reproduce_role");
-    // Port 1 on loopback: nothing listens, so the scenario errors and prints its reproduction.
+    let (mut server, addr) = serve();
+    // The live broker answers ApiVersions with NONE: the scenario fails and prints its
+    // reproduction.
+    let bad = OK.replace("ErrorCode: NONE", "ErrorCode: INVALID_CONFIG");
+    let target = format!("tcp://{addr}");
     let (code, stdout, stderr) = run_in(
         &d,
-        &[("s1", OK)],
+        &[("s1", &bad)],
         &[
             "--target",
-            "tcp://127.0.0.1:1",
+            &target,
             "--role",
             "broker",
             "--capability",
@@ -212,9 +237,11 @@ fn reproduce_command_keeps_a_live_targets_role_and_capabilities() {
             "5",
         ],
     );
-    assert_eq!(code, 3, "{stdout}\n{stderr}");
+    let _ = server.kill();
+    let _ = server.wait();
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
     let want = format!(
-        "reproduce: kipcheck run --target tcp://127.0.0.1:1 --role broker --capability policy_control --scenarios {} --seed 5 --id s1",
+        "reproduce: kipcheck run --target {target} --role broker --capability policy_control --scenarios {} --seed 5 --id s1",
         d.join("scenarios").display()
     );
     assert!(stdout.contains(&want), "{stdout}");

@@ -21,7 +21,7 @@ pub use recording::{RecordedFrame, RecordingTarget};
 pub use reference::{ReferenceSession, ReferenceTarget};
 pub use registry::{target_from_spec, TargetOptions, TARGET_KINDS};
 pub use target::{
-    AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
-    EMULATED_CONTROLLER_NODE,
+    unclaimable_live, AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session,
+    SessionConfig, Target, EMULATED_CONTROLLER_NODE,
 };
 pub use tcp::{TcpSession, TcpTarget};

@@ -36,6 +36,10 @@ impl Target for Unobserved {
         self.0.timing()
     }
 
+    fn unreachable(&self) -> Option<String> {
+        self.0.unreachable()
+    }
+
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
         Ok(Box::new(UnobservedSession(self.0.open(config).await?)))
     }

@@ -127,6 +127,24 @@ pub trait Target: Send + Sync {
     }
     /// Opens a session set up for one scenario.
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError>;
+    /// Why the target cannot be reached at all, when that is known before any scenario runs
+    /// (a `tcp://` target whose ApiVersions probe failed): `kipcheck run` then stops with
+    /// "target unreachable" instead of erroring scenario after scenario.
+    fn unreachable(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Why a live peer (`tcp://`, `client-cmd:`) can never have capability `c`, whatever the
+/// user declares: its model events are not observable and its clock is real.
+pub fn unclaimable_live(c: Capability) -> Option<&'static str> {
+    match c {
+        Capability::Events => {
+            Some("a live peer reports no model events (only what it sends is judged)")
+        }
+        Capability::VirtualClock => Some("a live peer's clock is real and cannot be advanced"),
+        _ => None,
+    }
 }
 
 /// One scenario's conversation with the target.

@@ -22,7 +22,8 @@ use tokio::sync::mpsc;
 
 use super::registry::TargetOptions;
 use super::target::{
-    AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
+    unclaimable_live, AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session,
+    SessionConfig, Target,
 };
 use crate::codec::create_topics_request::CreatableTopic;
 use crate::codec::delete_topics_request::DeleteTopicState;
@@ -250,7 +251,7 @@ impl Target for TcpTarget {
             capabilities.push(Capability::PolicyControl);
         }
         // Never claimable over the wire, whatever was declared.
-        capabilities.retain(|c| !matches!(c, Capability::VirtualClock | Capability::Events));
+        capabilities.retain(|c| unclaimable_live(*c).is_none());
         capabilities.sort();
         capabilities.dedup();
         Capabilities {
@@ -258,6 +259,10 @@ impl Target for TcpTarget {
             capabilities,
             readings: Some(self.readings.clone()),
         }
+    }
+
+    fn unreachable(&self) -> Option<String> {
+        self.probe.as_ref().err().cloned()
     }
 
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {

@@ -7,20 +7,19 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{anyhow, Context};
+use super::selection::{load_all, SuiteArgs};
+use super::EXIT_FINDING;
+use anyhow::Context;
 use clap::Args;
 use kipcheck::adapter::{RecordingTarget, ReferenceTarget, Target};
 use kipcheck::runner::{fnv1a64, run_suite, RunOptions};
-use kipcheck::scenario::load_dir;
-
-use super::EXIT_FINDING;
 
 /// Arguments of `kipcheck export-corpus`.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// Folder of scenario files.
-    #[arg(long, default_value = "scenarios")]
-    scenarios: PathBuf,
+    /// `--scenarios DIR` (default: the built-in suite).
+    #[command(flatten)]
+    suite: SuiteArgs,
     /// The corpus root: frames go to `<corpus>/decode_request/` and `<corpus>/decode_response/`.
     #[arg(long, default_value = "corpus")]
     corpus: PathBuf,
@@ -28,13 +27,7 @@ pub struct ExportArgs {
 
 /// Runs `kipcheck export-corpus`.
 pub fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
-    let scenarios = load_dir(&a.scenarios).map_err(|errs| {
-        anyhow!(errs
-            .iter()
-            .map(|e| e.to_string())
-            .collect::<Vec<_>>()
-            .join("\n"))
-    })?;
+    let scenarios = load_all(&a.suite)?;
     let recorder = Arc::new(RecordingTarget::new(Arc::new(ReferenceTarget)));
     let target: Arc<dyn Target> = recorder.clone();
     let options = RunOptions {

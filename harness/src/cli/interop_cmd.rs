@@ -17,7 +17,7 @@ use kipcheck::interop::{
 use kipcheck::runner::{run_suite, RunOptions, ScenarioResult};
 use kipcheck::scenario::{Role, Scenario};
 
-use super::selection::load_all;
+use super::selection::{load_all, SuiteArgs};
 use super::{EXIT_FINDING, EXIT_TARGET};
 
 /// Arguments of `kipcheck interop`.
@@ -42,9 +42,9 @@ pub struct InteropArgs {
     /// scenarios to each controller, live-client through client-cmd: for each client).
     #[arg(long)]
     no_suites: bool,
-    /// Scenario folder the YAML suites come from.
-    #[arg(long, default_value = "scenarios")]
-    scenarios: PathBuf,
+    /// `--scenarios DIR`: where the YAML suites come from (default: the built-in suite).
+    #[command(flatten)]
+    suite: SuiteArgs,
     /// Run seed of the YAML suites.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -136,7 +136,7 @@ pub fn run(a: InteropArgs) -> anyhow::Result<ExitCode> {
 /// over `tcp://`, controllers over `tcp://` in the controller role, clients through
 /// `client-cmd:`. A server peer that did not survive the PushConfig probe is listed as not run.
 fn run_yaml_suites(env: &PeerEnv, m: &mut Matrix, a: &InteropArgs) -> anyhow::Result<()> {
-    let all = load_all(&a.scenarios)?;
+    let all = load_all(&a.suite)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

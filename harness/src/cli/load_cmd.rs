@@ -9,6 +9,8 @@ use clap::Args;
 use kipcheck::model::SpecProfile;
 use kipcheck::serve::{hold_idle, run_load, LoadPlan};
 
+use super::EXIT_TARGET;
+
 /// `kipcheck load` arguments.
 #[derive(Debug, Args)]
 pub struct LoadArgs {
@@ -29,7 +31,8 @@ pub struct LoadArgs {
     idle: Option<usize>,
 }
 
-/// Runs `kipcheck load`; prints one JSON object.
+/// Runs `kipcheck load`; prints one JSON object. Exit 3 when nothing reached the server
+/// (every connection or handshake failed, or no idle connection opened).
 pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -42,6 +45,10 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
             "{}",
             serde_json::json!({ "idle_connections_opened": opened })
         );
+        if opened == 0 && n > 0 {
+            eprintln!("kipcheck: load: no connection to {} opened", a.connect);
+            return Ok(ExitCode::from(EXIT_TARGET));
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let plan = LoadPlan {
@@ -53,5 +60,12 @@ pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     };
     let report = runtime.block_on(run_load(&plan));
     println!("{}", serde_json::to_string(&report)?);
+    if report.handshakes == 0 && report.errors > 0 {
+        eprintln!(
+            "kipcheck: load: every attempt failed ({} errors, no handshake completed); is a server listening at {}?",
+            report.errors, a.connect
+        );
+        return Ok(ExitCode::from(EXIT_TARGET));
+    }
     Ok(ExitCode::SUCCESS)
 }

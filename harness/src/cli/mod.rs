@@ -5,12 +5,14 @@ mod corpus_cmd;
 mod input;
 mod interop_cmd;
 mod ledger_cmd;
+mod list_cmd;
 mod load_cmd;
 mod mutants_cmd;
 mod oracle_cmd;
 mod run_cmd;
 mod selection;
 mod serve_cmd;
+mod target_args;
 
 use std::process::ExitCode;
 
@@ -18,17 +20,10 @@ use clap::{Parser, Subcommand};
 
 pub use codec_cmds::{DecodeArgs, EncodeArgs};
 
-/// Exit code: a finding (for `decode`, bytes that do not decode).
-pub const EXIT_FINDING: u8 = 1;
-/// Exit code: bad usage, unreadable input, or a scenario file error.
-pub const EXIT_USAGE: u8 = 2;
-/// Exit code: the target failed to start, crashed or hung.
-pub const EXIT_TARGET: u8 = 3;
-/// Exit code: no scenario selected.
-pub const EXIT_NO_SCENARIOS: u8 = 4;
-/// Exit code: nothing failed, but the run judged nothing (every scenario unsupported), or
-/// fewer scenarios than `--min-judged`.
-pub const EXIT_NOTHING_JUDGED: u8 = 5;
+pub use kipcheck::exit::{
+    FINDING as EXIT_FINDING, NOTHING_JUDGED as EXIT_NOTHING_JUDGED,
+    NO_SCENARIOS as EXIT_NO_SCENARIOS, TARGET as EXIT_TARGET, USAGE as EXIT_USAGE,
+};
 
 /// kipcheck: conformance and fuzzing for Kafka KIP-1324, KIP-1326 and KIP-1294/KIP-1256.
 #[derive(Debug, Parser)]
@@ -48,8 +43,12 @@ enum Command {
     /// Run the conformance suite against a target and write reports.
     ///
     /// Exit codes: 0 all pass; 1 findings (failures or stale baseline entries); 2 usage or
-    /// scenario error; 3 target failed to start, crashed or hung; 4 no scenarios selected.
+    /// scenario error; 3 target failed to start, is unreachable, crashed or hung; 4 no
+    /// scenarios selected; 5 nothing judged (or fewer than --min-judged).
     Run(run_cmd::RunArgs),
+    /// List the scenarios a run would select (id, KIP, roles, grade, tags) and, for
+    /// `--target`, which would run and why the others would not.
+    List(list_cmd::ListArgs),
     /// Map every requirement of the KIPs to the scenarios covering it (`--check` fails on
     /// anything untested).
     Ledger(ledger_cmd::LedgerArgs),
@@ -74,6 +73,12 @@ enum Command {
     /// Load driver: N connections repeating ApiVersions + PushConfig against a server
     /// (handshakes/s, p50/p99 latency as JSON), or N idle connections held open.
     Load(load_cmd::LoadArgs),
+    /// Print a shell completion script: `kipcheck completions bash > /etc/bash_completion.d/kipcheck`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// Runs the parsed command.
@@ -89,5 +94,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Mutants(a) => mutants_cmd::run(a),
         Command::Serve(a) => serve_cmd::run(a),
         Command::Load(a) => load_cmd::run(a),
+        Command::List(a) => list_cmd::run(a),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "kipcheck", &mut script);
+            std::io::Write::write_all(&mut std::io::stdout(), &script)?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }

@@ -15,7 +15,8 @@ use kipcheck::report::{
 };
 use kipcheck::runner::{kill_matrix, RunOptions};
 
-use super::selection::{load_selection, FilterArgs, Observe};
+use super::run_cmd::at_least_one;
+use super::selection::{load_selection, FilterArgs, Observe, SuiteArgs};
 use super::{EXIT_FINDING, EXIT_USAGE};
 
 /// Arguments of `kipcheck mutants`.
@@ -27,9 +28,9 @@ pub struct MutantsArgs {
     /// Print every variant with its bug (a Markdown list) and exit.
     #[arg(long)]
     list: bool,
-    /// Folder of scenario files.
-    #[arg(long, default_value = "scenarios")]
-    scenarios: PathBuf,
+    /// `--scenarios DIR` (default: the built-in suite).
+    #[command(flatten)]
+    suite: SuiteArgs,
     /// Where `mutants.json` and `mutants.html` are written.
     #[arg(long, default_value = "reports/latest")]
     report_dir: PathBuf,
@@ -39,11 +40,11 @@ pub struct MutantsArgs {
     /// `--id`, `--kip`, `--tag`.
     #[command(flatten)]
     filters: FilterArgs,
-    /// Scenarios in flight at once.
-    #[arg(long, default_value_t = 4)]
+    /// Scenarios in flight at once (at least 1).
+    #[arg(long, default_value_t = 4, value_parser = at_least_one::<usize>)]
     jobs: usize,
-    /// Wall-clock limit per scenario, in ms.
-    #[arg(long, default_value_t = 30_000)]
+    /// Wall-clock limit per scenario, in ms (at least 1).
+    #[arg(long, default_value_t = 30_000, value_parser = at_least_one::<u64>)]
     timeout_ms: u64,
     /// `none`: hide every target's events, so the matrix shows what the wire alone catches.
     #[arg(long, value_enum, default_value_t = Observe::Target)]
@@ -86,7 +87,7 @@ pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
         faults = Fault::ALL.to_vec();
     }
     let filters = a.filters.filters(None);
-    let chosen = match load_selection(&a.scenarios, &filters, None) {
+    let chosen = match load_selection(&a.suite, &filters, None) {
         Ok(c) => c,
         Err(code) => return Ok(code),
     };

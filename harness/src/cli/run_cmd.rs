@@ -3,73 +3,59 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::anyhow;
 use clap::Args;
-use kipcheck::adapter::{target_from_spec, AdapterError, Target, TargetOptions, Unobserved};
-use kipcheck::model::SpecProfile;
 use kipcheck::report::{standard_reporters, ColorChoice, Reporter, TerminalOptions};
-use kipcheck::runner::{run_suite, Baseline, Grade, Partition, RunEvent, RunOptions};
-use kipcheck::scenario::{Capability, Role};
+use kipcheck::runner::{run_suite_until, Baseline, RunEvent, RunOptions, ScenarioResult, Verdict};
 
-use super::selection::{load_selection, FilterArgs, Observe};
-use super::{EXIT_FINDING, EXIT_NOTHING_JUDGED, EXIT_TARGET, EXIT_USAGE};
+use super::list_cmd::{plan, prepare};
+use super::selection::{Observe, SelectArgs};
+use super::target_args::TargetArgs;
+use super::{EXIT_FINDING, EXIT_NOTHING_JUDGED, EXIT_TARGET};
 
-/// Exit status of a run interrupted with Ctrl-C (128 + SIGINT, as shells report it).
+/// Exit code of a run interrupted by Ctrl-C (128 + SIGINT, as shells report it).
 const EXIT_INTERRUPTED: u8 = 130;
 
 /// Arguments of `kipcheck run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The implementation under test: `reference` (built in).
-    #[arg(long, default_value = "reference")]
-    target: String,
-    /// The role a live target plays (`client`, `broker` or `controller`).
-    #[arg(long, value_parser = parse_role)]
-    role: Option<Role>,
-    /// A capability of a live target that cannot be discovered over the wire (repeatable),
-    /// e.g. `policy_control`.
-    #[arg(long = "capability", value_parser = parse_capability)]
-    capabilities: Vec<Capability>,
-    /// `exec:` targets: wall-clock limit for one message exchange with the process, in ms
-    /// (default 10000); a slower answer makes the scenario errored.
-    #[arg(long, value_name = "MS")]
-    exec_call_timeout_ms: Option<u64>,
-    /// `exec:` targets: longest line accepted from the process, in bytes (default 16 MiB).
-    #[arg(long, value_name = "BYTES")]
-    exec_max_line_bytes: Option<usize>,
-    /// Folder of scenario files.
-    #[arg(long, default_value = "scenarios")]
-    scenarios: PathBuf,
+    /// `--target` and the options of live and `exec:` targets.
+    #[command(flatten)]
+    target: TargetArgs,
+    /// `--scenarios`, `--id`, `--kip`, `--tag`, `--grade`, `--partition`.
+    #[command(flatten)]
+    select: SelectArgs,
     /// Where reports are written.
     #[arg(long, default_value = "reports/latest")]
     report_dir: PathBuf,
     /// Run seed (printed when generated).
     #[arg(long)]
     seed: Option<u64>,
-    /// `--id`, `--kip`, `--tag`.
-    #[command(flatten)]
-    filters: FilterArgs,
-    /// Only MUST or SHOULD scenarios.
-    #[arg(long, value_parser = parse_grade)]
-    grade: Option<Grade>,
-    /// A shard of the suite: `hash:M/N` (stable FNV-1a of the id) or `count:M/N`.
-    #[arg(long)]
-    partition: Option<Partition>,
     /// Expected failures (a YAML baseline file).
     #[arg(long)]
     baseline: Option<PathBuf>,
     /// Write this run's failures as a baseline file.
     #[arg(long, value_name = "FILE")]
     write_baseline: Option<PathBuf>,
-    /// Scenarios in flight at once.
-    #[arg(long, default_value_t = 4)]
+    /// Scenarios in flight at once (at least 1).
+    #[arg(long, default_value_t = 4, value_parser = at_least_one::<usize>)]
     jobs: usize,
-    /// Wall-clock limit per scenario, in ms.
-    #[arg(long, default_value_t = 30_000)]
+    /// Wall-clock limit per scenario, in ms (at least 1).
+    #[arg(long, default_value_t = 30_000, value_parser = at_least_one::<u64>)]
     timeout_ms: u64,
+    /// Stop starting scenarios after the first failed, errored or unexpectedly passing one
+    /// (scenarios in flight are abandoned; the reports hold the finished ones).
+    #[arg(long)]
+    fail_fast: bool,
+    /// Print what would run against the target, and why the rest would not (as
+    /// `kipcheck list --target` does), without running anything or writing reports.
+    #[arg(long)]
+    dry_run: bool,
+    /// With `--dry-run`: print JSON.
+    #[arg(long, requires = "dry_run")]
+    json: bool,
     /// Show every scenario, not only failures.
     #[arg(long, short)]
     verbose: bool,
@@ -77,97 +63,45 @@ pub struct RunArgs {
     /// them; TERM=dumb turns them off), `always` or `never`.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     color: ColorChoice,
-    /// `none`: judge the target as one that reports no model events (observation steps are
-    /// recorded as not observed), to measure what the wire alone shows. `target` (default):
-    /// observe what the target reports.
-    #[arg(long, value_enum, default_value_t = Observe::Target)]
-    observe: Observe,
-    /// `tcp://` and `client-cmd:`: the spec profile (YAML, the format of the built-in
-    /// default profile) whose readings the live target follows. Scenarios that set a reading
-    /// differently are unsupported with that reason. Default: the built-in profile.
-    #[arg(long, value_name = "FILE")]
-    profile: Option<PathBuf>,
-    /// `client-cmd:`: run the client's timeline F times as fast (0 < F <= 1): timing keys of
-    /// its `{config}` and every timing window are multiplied by F (docs/live-clients.md).
-    #[arg(long, value_name = "F")]
-    time_scale: Option<f64>,
     /// Fail the run (exit 5) if fewer than N scenarios judged the target: a CI gate that
     /// notices when a target stops being asked what it used to be.
     #[arg(long, value_name = "N")]
     min_judged: Option<usize>,
 }
 
-fn parse_role(s: &str) -> Result<Role, String> {
-    serde_json::from_value(serde_json::Value::String(s.to_ascii_lowercase()))
-        .map_err(|_| format!("role {s:?}: expected client, broker or controller"))
-}
-
-fn parse_capability(s: &str) -> Result<Capability, String> {
-    serde_json::from_value(serde_json::Value::String(s.to_ascii_lowercase()))
-        .map_err(|e| format!("capability {s:?}: {e}"))
-}
-
-fn parse_grade(s: &str) -> Result<Grade, String> {
-    match s.to_ascii_uppercase().as_str() {
-        "MUST" => Ok(Grade::Must),
-        "SHOULD" => Ok(Grade::Should),
-        _ => Err(format!("grade {s:?}: expected MUST or SHOULD")),
+/// A number that must be at least 1 (`--jobs 0` would run nothing, `--timeout-ms 0` would
+/// time out every scenario).
+pub(super) fn at_least_one<T>(s: &str) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialEq + From<u8>,
+{
+    let n: T = s.parse().map_err(|_| format!("{s:?} is not a number"))?;
+    if n == T::from(0) {
+        return Err("must be at least 1".into());
     }
-}
-
-fn target_for(a: &RunArgs) -> anyhow::Result<Arc<dyn Target>> {
-    let readings = match &a.profile {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| AdapterError::Setup(format!("--profile {}: {e}", path.display())))?;
-            Some(
-                SpecProfile::from_yaml(&text).map_err(|e| {
-                    AdapterError::Setup(format!("--profile {}: {e}", path.display()))
-                })?,
-            )
-        }
-        None => None,
-    };
-    let opts = TargetOptions {
-        role: a.role,
-        capabilities: a.capabilities.clone(),
-        exec_call_timeout: a.exec_call_timeout_ms.map(Duration::from_millis),
-        exec_max_line_bytes: a.exec_max_line_bytes,
-        readings,
-        time_scale: a.time_scale,
-    };
-    let target = target_from_spec(&a.target, &opts)?;
-    Ok(match a.observe {
-        Observe::Target => target,
-        Observe::None => Arc::new(Unobserved(target)),
-    })
+    Ok(n)
 }
 
 /// Runs `kipcheck run`.
 pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
+    if a.dry_run {
+        let (target, chosen) = match prepare(&a.target, &a.select) {
+            Ok(p) => p,
+            Err(code) => return Ok(code),
+        };
+        print!("{}", plan(&chosen, target.as_ref(), a.json)?);
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut terminal = TerminalOptions::detect_with(a.color);
     terminal.verbose = a.verbose;
     // At once, so no earlier run's report outlives a run that stops before writing its own.
     let mut reporters = standard_reporters(&a.report_dir, terminal).map_err(|e| anyhow!("{e}"))?;
-    let target = match target_for(&a) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("kipcheck: {e:#}");
-            let _ = reporters.abort(&format!("the target did not start: {e:#}"));
-            // A bad specification is a usage error; a target that crashed, hung or broke its
-            // protocol while starting (e.g. an exec: adapter's hello) is a target failure.
-            let code = match e.downcast_ref::<AdapterError>() {
-                None | Some(AdapterError::Setup(_)) => EXIT_USAGE,
-                Some(_) => EXIT_TARGET,
-            };
-            return Ok(ExitCode::from(code));
-        }
-    };
-    let filters = a.filters.filters(a.grade);
-    let chosen = match load_selection(&a.scenarios, &filters, a.partition) {
-        Ok(c) => c,
+    let (target, chosen) = match prepare(&a.target, &a.select) {
+        Ok(p) => p,
         Err(code) => {
-            let _ = reporters.abort("the scenarios did not load (see the error above)");
+            let _ = reporters.abort(
+                "the target did not start, is unreachable, or the scenarios did not load (see the error above)",
+            );
             return Ok(code);
         }
     };
@@ -180,6 +114,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         eprintln!("kipcheck: seed {seed} (rerun with --seed {seed})");
     }
     let command = command_line(&a, seed);
+    let selected = chosen.len();
     let options = RunOptions {
         seed,
         jobs: a.jobs,
@@ -198,8 +133,15 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
                 report_error.get_or_insert(e);
             }
         };
+        let stop = |r: &ScenarioResult| {
+            a.fail_fast
+                && matches!(
+                    r.verdict,
+                    Verdict::Failed | Verdict::Errored | Verdict::UnexpectedPass
+                )
+        };
         tokio::select! {
-            done = run_suite(target, chosen, &options, &mut on_event) => Some(done),
+            done = run_suite_until(target, chosen, &options, &mut on_event, &stop) => Some(done),
             _ = tokio::signal::ctrl_c() => None,
         }
     });
@@ -211,6 +153,12 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     };
     reporters.finish().map_err(|e| anyhow!("{e}"))?;
+    if a.fail_fast && summary.total < selected {
+        eprintln!(
+            "kipcheck: --fail-fast: stopped after the first finding; {} of {selected} selected scenario(s) not run",
+            selected - summary.total
+        );
+    }
     if let Some(e) = report_error {
         return Err(anyhow!("{e}"));
     }
@@ -279,39 +227,40 @@ fn shell_word(s: &str) -> String {
 }
 
 fn command_line(a: &RunArgs, seed: u64) -> String {
+    let t = &a.target;
     let mut c = vec![
         "kipcheck".to_string(),
         "run".into(),
         "--target".into(),
-        shell_word(&a.target),
+        shell_word(&t.target),
     ];
     // A live target's role and declared capabilities change what runs: keep them.
-    if let Some(role) = &a.role {
+    if let Some(role) = &t.role {
         c.push("--role".into());
         c.push(role.name());
     }
-    for cap in &a.capabilities {
+    for cap in &t.capabilities {
         c.push("--capability".into());
         c.push(cap.name());
     }
-    if let Some(ms) = a.exec_call_timeout_ms {
+    if let Some(ms) = t.exec_call_timeout_ms {
         c.push(format!("--exec-call-timeout-ms {ms}"));
     }
-    if let Some(n) = a.exec_max_line_bytes {
+    if let Some(n) = t.exec_max_line_bytes {
         c.push(format!("--exec-max-line-bytes {n}"));
     }
-    if a.scenarios != std::path::Path::new("scenarios") {
+    if let Some(dir) = a.select.suite.dir() {
         c.push("--scenarios".into());
-        c.push(a.scenarios.display().to_string());
+        c.push(shell_word(&dir.display().to_string()));
     }
-    if a.observe == Observe::None {
+    if t.observe == Observe::None {
         c.push("--observe none".into());
     }
-    if let Some(p) = &a.profile {
+    if let Some(p) = &t.profile {
         c.push("--profile".into());
         c.push(shell_word(&p.display().to_string()));
     }
-    if let Some(f) = a.time_scale {
+    if let Some(f) = t.time_scale {
         c.push(format!("--time-scale {f}"));
     }
     if let Some(b) = &a.baseline {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use super::selection::load_all;
+use super::selection::{load_all, SuiteArgs};
 use anyhow::{anyhow, Context};
 use clap::Args;
 use kipcheck::serve::{ServeOptions, ServeScript, Server};
@@ -23,9 +23,9 @@ pub struct ServeArgs {
     /// client scenario's emulated broker and its PushConfig answers).
     #[arg(long)]
     scenario: Option<String>,
-    /// Scenario folder.
-    #[arg(long, default_value = "scenarios")]
-    scenarios: PathBuf,
+    /// `--scenarios DIR` (default: the built-in suite).
+    #[command(flatten)]
+    suite: SuiteArgs,
     /// Write every frame and close as a JSON line to this file.
     #[arg(long)]
     record: Option<PathBuf>,
@@ -65,7 +65,7 @@ pub fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
         opts.topics = a.topics.clone();
     }
     if let Some(id) = &a.scenario {
-        let all = load_all(&a.scenarios)?;
+        let all = load_all(&a.suite)?;
         let s = all
             .into_iter()
             .find(|s| &s.file.id == id)

@@ -37,7 +37,18 @@ pub fn run_ledger(
 ) -> Result<(String, bool), LedgerError> {
     let ledger = Ledger::load(requirements)?;
     let scenarios = scan_scenarios(scenarios_dir)?;
-    let cov = coverage(&ledger, &scenarios);
+    render_ledger(&ledger, &scenarios, check, json)
+}
+
+/// The second half of [`run_ledger`], for a ledger and scenarios that did not come from files
+/// (the suite built into the binary): the coverage rendered, and whether the run passed.
+pub fn render_ledger(
+    ledger: &Ledger,
+    scenarios: &[ScenarioRef],
+    check: bool,
+    json: bool,
+) -> Result<(String, bool), LedgerError> {
+    let cov = coverage(ledger, scenarios);
     let text = if json {
         let mut s = serde_json::to_string_pretty(&cov)?;
         s.push('\n');

@@ -37,6 +37,19 @@ pub async fn run_suite(
     options: &RunOptions,
     on_event: &mut (dyn FnMut(&RunEvent) + Send),
 ) -> (Vec<ScenarioResult>, Summary) {
+    run_suite_until(target, scenarios, options, on_event, &|_| false).await
+}
+
+/// [`run_suite`] that stops starting scenarios once `stop` holds for a finished one
+/// (`--fail-fast`: the first failed, errored or unexpectedly passing scenario); scenarios
+/// still in flight are abandoned, and the results and summary hold only the finished ones.
+pub async fn run_suite_until(
+    target: Arc<dyn Target>,
+    scenarios: Vec<Scenario>,
+    options: &RunOptions,
+    on_event: &mut (dyn FnMut(&RunEvent) + Send),
+    stop: &(dyn Fn(&ScenarioResult) -> bool + Sync),
+) -> (Vec<ScenarioResult>, Summary) {
     let started = Instant::now();
     on_event(&RunEvent::Started(RunInfo {
         target: target.name(),
@@ -130,8 +143,13 @@ pub async fn run_suite(
         simulated += r.simulated_ms;
         summary.add(&r);
         on_event(&RunEvent::ScenarioFinished(Box::new(r.clone())));
+        let stopping = stop(&r);
         results.push(r);
+        if stopping {
+            break;
+        }
     }
+    drop(stream);
     let _ = target_name;
     results.sort_by(|a, b| a.id.cmp(&b.id));
     on_event(&RunEvent::Finished {

@@ -82,6 +82,19 @@ fn may_be_absent(p: &Value) -> bool {
     }
 }
 
+/// The values an integer type holds (`None` for `float64`, which takes any number).
+fn int_range(sc: Scalar) -> Option<(i64, i64)> {
+    Some(match sc {
+        Scalar::Int8 => (i8::MIN.into(), i8::MAX.into()),
+        Scalar::Int16 => (i16::MIN.into(), i16::MAX.into()),
+        Scalar::Uint16 => (0, u16::MAX.into()),
+        Scalar::Int32 => (i32::MIN.into(), i32::MAX.into()),
+        Scalar::Uint32 => (0, u32::MAX.into()),
+        Scalar::Int64 => (i64::MIN, i64::MAX),
+        _ => return None,
+    })
+}
+
 #[derive(Clone, Copy)]
 enum Shape {
     Struct(&'static StructSchema),
@@ -242,7 +255,18 @@ impl Walk<'_, '_> {
                 }
             }
             (Shape::Scalar(Scalar::Bool), Value::Bool(_)) => Ok(()),
-            (Shape::Scalar(sc), Value::Number(_)) if sc.is_number() => Ok(()),
+            (Shape::Scalar(sc), Value::Number(n)) if sc.is_number() => match int_range(sc) {
+                Some((lo, hi)) if !n.as_i64().is_some_and(|v| (lo..=hi).contains(&v)) => self.fail(
+                    at,
+                    format!(
+                        "{data}: {} is not an {} ({lo} to {hi}) (in {})",
+                        render(p),
+                        sc.name(),
+                        self.head()
+                    ),
+                ),
+                _ => Ok(()),
+            },
             (Shape::Scalar(sc), Value::String(_)) if sc.is_text() => Ok(()),
             _ => self.never(at, data, shape, p),
         }

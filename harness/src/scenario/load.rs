@@ -202,14 +202,21 @@ pub fn load_file(path: &Path, root: &Path) -> Result<Scenario, LoadError> {
         message: e.to_string(),
         snippet: None,
     })?;
+    load_text(&text, path, root)
+}
+
+/// Loads and validates one scenario from its text; `path` names it in errors and reports and
+/// lies under `root` (the scenarios folder, for the area): a file read from disk or one of
+/// the suite built into the binary ([`super::embedded`]).
+pub fn load_text(text: &str, path: &Path, root: &Path) -> Result<Scenario, LoadError> {
     let err = |line: u64, col: u64, message: String| LoadError {
         path: path.to_owned(),
         line,
         col,
         message,
-        snippet: snippet(&text, line, col),
+        snippet: snippet(text, line, col),
     };
-    let file: ScenarioFile = serde_saphyr::from_str(&text).map_err(|e| {
+    let file: ScenarioFile = serde_saphyr::from_str(text).map_err(|e| {
         let (line, col) = match e.location() {
             Some(l) => (l.line(), l.column()),
             None => first_line_col(&e.to_string()),
@@ -232,7 +239,7 @@ pub fn load_file(path: &Path, root: &Path) -> Result<Scenario, LoadError> {
         .map(|p| p.display().to_string())
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "scenarios".into());
-    validate_in(file, path, &area, Some(&text))
+    validate_in(file, path, &area, Some(text))
 }
 
 /// Validates a parsed scenario (from a file or the Rust builder): known KIP, roles, profile
@@ -270,14 +277,16 @@ fn validate_in(
     for (i, s) in file.steps.iter().enumerate() {
         let at = |m: String| err(s.referenced.line(), s.referenced.column(), m);
         validate_step(&s.value).map_err(at)?;
-        compiled.push(compile(&s.value, &numbers).map_err(at)?);
-        check_captures(&s.value, &mut captured).map_err(at)?;
+        // Before compiling: a body kipcheck sends is checked against its message first, so a
+        // bad field is reported at the field, with its type and the value found.
         pairing.step(i, &s.value).map_err(|e| {
             let (line, col) = text
                 .and_then(|t| locate(t, i, &e.at))
                 .unwrap_or((s.referenced.line(), s.referenced.column()));
             err(line, col, e.message)
         })?;
+        compiled.push(compile(&s.value, &numbers).map_err(at)?);
+        check_captures(&s.value, &mut captured).map_err(at)?;
     }
     let area = area.to_owned();
     Ok(Scenario {
@@ -440,11 +449,21 @@ pub fn load_dir(root: &Path) -> Result<Vec<Scenario>, Vec<LoadError>> {
     let mut files = Vec::new();
     collect(root, &mut files);
     files.sort();
+    load_many(files.into_iter().map(|f| {
+        let loaded = load_file(&f, root);
+        (f, loaded)
+    }))
+}
+
+/// Every loaded scenario sorted by id, or every error (a failed file, a duplicate id).
+pub(super) fn load_many(
+    loaded: impl Iterator<Item = (PathBuf, Result<Scenario, LoadError>)>,
+) -> Result<Vec<Scenario>, Vec<LoadError>> {
     let mut out = Vec::new();
     let mut errors = Vec::new();
     let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
-    for f in files {
-        match load_file(&f, root) {
+    for (f, loaded) in loaded {
+        match loaded {
             Ok(s) => {
                 if let Some(first) = seen.insert(s.file.id.clone(), f.clone()) {
                     errors.push(LoadError {
@@ -469,6 +488,14 @@ pub fn load_dir(root: &Path) -> Result<Vec<Scenario>, Vec<LoadError>> {
     }
 }
 
+/// True for a file name the loader reads as a scenario: `*.yaml`/`*.yml`, except
+/// `requirements.yaml` and names starting with `_`.
+pub(super) fn is_scenario_name(name: &str) -> bool {
+    (name.ends_with(".yaml") || name.ends_with(".yml"))
+        && name != "requirements.yaml"
+        && !name.starts_with('_')
+}
+
 fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
@@ -477,11 +504,12 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         let p = e.path();
         if p.is_dir() {
             collect(&p, out);
-        } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
-            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if name != "requirements.yaml" && !name.starts_with('_') {
-                out.push(p);
-            }
+        } else if p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(is_scenario_name)
+        {
+            out.push(p);
         }
     }
 }
@@ -547,6 +575,18 @@ impl Pairing {
         let body = [Seg::Key("body".into())];
         match step {
             Step::Send(s) => {
+                let request = RequestBody::info_by_name(&s.api).and_then(schema_of);
+                if let (Some(schema), Some(b)) = (request, &s.body) {
+                    let version = [s.version];
+                    let to = Against {
+                        message: schema,
+                        versions: Some(&version),
+                        what: "request",
+                        note: None,
+                        literal: true,
+                    };
+                    check_body(b, &to).map_err(|x| under("send", &body, x))?;
+                }
                 if let Some(schema) = ResponseBody::info_by_name(&s.api).and_then(schema_of) {
                     self.sent.entry(s.conn).or_default().push_back(Pending {
                         schema,

@@ -1,9 +1,11 @@
 //! Scenarios: the YAML conformance cases as plain data, their loader (strict, with
 //! `file:line:col` errors) and the pattern matcher expectations use. Nothing here performs
-//! I/O beyond reading scenario files, and nothing here is async.
+//! I/O beyond reading scenario files, and nothing here is async. The shipped suite is also
+//! built into the crate (`embedded`), so an installed binary needs no checkout.
 
 pub mod body_schema;
 pub mod builder;
+pub mod embedded;
 pub mod fill;
 pub mod load;
 pub mod matcher;
@@ -11,8 +13,9 @@ pub mod schema;
 pub mod types;
 
 pub use builder::ScenarioBuilder;
+pub use embedded::load_embedded;
 pub use fill::fill_push_config;
-pub use load::{load_dir, load_file, validate, Compiled, LoadError, Scenario};
+pub use load::{load_dir, load_file, load_text, validate, Compiled, LoadError, Scenario};
 pub use matcher::Mismatch;
 pub use schema::scenario_schema;
 pub use types::{

@@ -154,7 +154,7 @@ impl Target for ClientCmdTarget {
     fn capabilities(&self) -> Capabilities {
         let mut capabilities = self.declared.clone();
         // A live process has a real clock and no observable model events, whatever was declared.
-        capabilities.retain(|c| !matches!(c, Capability::VirtualClock | Capability::Events));
+        capabilities.retain(|c| super::target::unclaimable_live(*c).is_none());
         capabilities.push(Capability::RealClock);
         if self.takes(CONFIG_PLACEHOLDER) {
             capabilities.push(Capability::ClientConfig);

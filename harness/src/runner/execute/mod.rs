@@ -20,5 +20,5 @@ mod timing;
 
 pub use exchange::ExchangeSink;
 pub use redact::Redactor;
-pub use scenario::{execute, execute_into, ScenarioOutcome};
+pub use scenario::{execute, execute_into, gate, ScenarioOutcome};
 pub use timing::{RealTiming, STARTUP_ALLOWANCE_MS};

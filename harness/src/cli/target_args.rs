@@ -1,0 +1,155 @@
+//! The target options `run` and `list` share: which implementation is under test
+//! (`--target`), what a live one cannot tell over the wire (`--role`, `--capability`,
+//! `--profile`), the `exec:` process limits and `--observe`. Builds the target and turns a
+//! bad specification into exit code 2 and a target that cannot be started or reached into
+//! exit code 3, before any scenario runs.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+use kipcheck::adapter::{
+    target_from_spec, unclaimable_live, AdapterError, Target, TargetOptions, Unobserved,
+    MUTANT_PREFIX,
+};
+use kipcheck::model::SpecProfile;
+use kipcheck::scenario::{Capability, Role};
+
+use super::selection::Observe;
+use super::{EXIT_TARGET, EXIT_USAGE};
+
+/// `--target` and what goes with it.
+#[derive(Clone, Debug, Args)]
+pub(super) struct TargetArgs {
+    /// The implementation under test: reference, mutant:NAME, tcp://HOST:PORT,
+    /// client-cmd:"COMMAND {bootstrap}" or exec:"COMMAND".
+    ///
+    ///   reference                  the built-in reference implementation (default)
+    ///   mutant:NAME                a built-in faulty variant of it (`kipcheck mutants --list`)
+    ///   tcp://HOST:PORT            a live broker, or controller with --role controller; kipcheck is its client
+    ///   client-cmd:"CMD {bootstrap}"  a live client, started per scenario against kipcheck's emulated brokers
+    ///   exec:"CMD"                 an adapter process speaking kipcheck's JSON-lines protocol (docs/adapter-protocol.md)
+    #[arg(long, default_value = "reference", verbatim_doc_comment)]
+    pub target: String,
+    /// The role a live target plays (`client`, `broker` or `controller`).
+    #[arg(long, value_parser = parse_role)]
+    pub role: Option<Role>,
+    /// A capability of a live target (`tcp://`, `client-cmd:`) that cannot be discovered over
+    /// the wire (repeatable), e.g. `policy_control`. `events` and `virtual_clock` are refused:
+    /// no live peer has them.
+    #[arg(long = "capability", value_parser = parse_capability)]
+    pub capabilities: Vec<Capability>,
+    /// `exec:` targets: wall-clock limit for one message exchange with the process, in ms
+    /// (default 10000); a slower answer makes the scenario errored.
+    #[arg(long, value_name = "MS")]
+    pub exec_call_timeout_ms: Option<u64>,
+    /// `exec:` targets: longest line accepted from the process, in bytes (default 16 MiB).
+    #[arg(long, value_name = "BYTES")]
+    pub exec_max_line_bytes: Option<usize>,
+    /// `none`: judge the target as one that reports no model events (observation steps are
+    /// recorded as not observed), to measure what the wire alone shows. `target` (default):
+    /// observe what the target reports.
+    #[arg(long, value_enum, default_value_t = Observe::Target)]
+    pub observe: Observe,
+    /// `tcp://` and `client-cmd:`: the spec profile (YAML, the format of the built-in
+    /// default profile) whose readings the live target follows. Scenarios that set a reading
+    /// differently are unsupported with that reason. Default: the built-in profile.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<PathBuf>,
+    /// `client-cmd:`: run the client's timeline F times as fast (0 < F <= 1): timing keys of
+    /// its `{config}` and every timing window are multiplied by F (docs/live-clients.md).
+    #[arg(long, value_name = "F")]
+    pub time_scale: Option<f64>,
+}
+
+fn parse_role(s: &str) -> Result<Role, String> {
+    serde_json::from_value(serde_json::Value::String(s.to_ascii_lowercase()))
+        .map_err(|_| format!("role {s:?}: expected client, broker or controller"))
+}
+
+fn parse_capability(s: &str) -> Result<Capability, String> {
+    serde_json::from_value(serde_json::Value::String(s.to_ascii_lowercase()))
+        .map_err(|e| format!("capability {s:?}: {e}"))
+}
+
+/// The exit code for a target that could not be built: a bad specification is a usage
+/// error; a target that crashed, hung or broke its protocol while starting (e.g. an `exec:`
+/// adapter's hello), or cannot be reached, is a target failure.
+fn exit_for(e: &AdapterError) -> u8 {
+    match e {
+        AdapterError::Setup(_) => EXIT_USAGE,
+        _ => EXIT_TARGET,
+    }
+}
+
+impl TargetArgs {
+    /// Why the declared `--capability` values cannot hold for this target, if they cannot.
+    fn capability_error(&self) -> Option<String> {
+        let live = self.target.starts_with("tcp://") || self.target.starts_with("client-cmd:");
+        if !live {
+            let c = self.capabilities.first()?;
+            let kind = if self.target.starts_with("exec:") {
+                "an exec: adapter declares its capabilities in its hello"
+            } else if self.target == "reference" || self.target.starts_with(MUTANT_PREFIX) {
+                "the reference and its variants have every capability"
+            } else {
+                return None; // an unknown target: its own error says so
+            };
+            return Some(format!(
+                "--capability {}: only a live target (tcp://, client-cmd:) takes declared capabilities; {kind}",
+                c.name()
+            ));
+        }
+        self.capabilities.iter().find_map(|c| {
+            unclaimable_live(*c).map(|why| format!("--capability {}: {why}", c.name()))
+        })
+    }
+
+    fn options(&self) -> Result<TargetOptions, AdapterError> {
+        let readings = match &self.profile {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| {
+                    AdapterError::Setup(format!("--profile {}: {e}", path.display()))
+                })?;
+                Some(SpecProfile::from_yaml(&text).map_err(|e| {
+                    AdapterError::Setup(format!("--profile {}: {e}", path.display()))
+                })?)
+            }
+            None => None,
+        };
+        Ok(TargetOptions {
+            role: self.role,
+            capabilities: self.capabilities.clone(),
+            exec_call_timeout: self.exec_call_timeout_ms.map(Duration::from_millis),
+            exec_max_line_bytes: self.exec_max_line_bytes,
+            readings,
+            time_scale: self.time_scale,
+        })
+    }
+
+    /// The target, or the exit code to end with (after printing why): 2 for a bad
+    /// specification or capability, 3 for a target that fails to start or is unreachable.
+    pub fn build(&self) -> Result<Arc<dyn Target>, ExitCode> {
+        if let Some(why) = self.capability_error() {
+            eprintln!("kipcheck: {why}");
+            return Err(ExitCode::from(EXIT_USAGE));
+        }
+        let target = self
+            .options()
+            .and_then(|opts| target_from_spec(&self.target, &opts))
+            .map_err(|e| {
+                eprintln!("kipcheck: {e}");
+                ExitCode::from(exit_for(&e))
+            })?;
+        if let Some(why) = target.unreachable() {
+            eprintln!("kipcheck: target unreachable: {why}");
+            return Err(ExitCode::from(EXIT_TARGET));
+        }
+        Ok(match self.observe {
+            Observe::Target => target,
+            Observe::None => Arc::new(Unobserved(target)),
+        })
+    }
+}
