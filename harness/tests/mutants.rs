@@ -159,6 +159,15 @@ const WITNESSES: &[(&str, &str)] = &[
     ),
     ("kip1256-wrong-error-code", "k1294-k1256-duplicate-key"),
     ("every-topic-exists", "k1294-k1256-unknown-topic"),
+    (
+        "static-configs-string-value-of",
+        "k1326-broker-list-convert-to-string",
+    ),
+    (
+        "reports-only-explicit-configs",
+        "k1326-broker-v6-defaults-exact-set",
+    ),
+    ("reports-password-as-null", "k1326-broker-values-never-null"),
 ];
 
 fn options(seed: u64) -> RunOptions {

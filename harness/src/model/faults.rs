@@ -134,6 +134,12 @@ faults! {
     Kip1256WrongErrorCode => "kip1256-wrong-error-code",
     /// Controller: every topic name counts as existing, so alters of a topic nobody created are applied.
     EveryTopicExists => "every-topic-exists",
+    /// Broker: StaticConfigs values are rendered with Java's `String.valueOf` (a LIST as `[a, b]`) instead of `ConfigDef.convertToString`.
+    StaticConfigsStringValueOf => "static-configs-string-value-of",
+    /// Broker: StaticConfigs carry only the keys set in server.properties; keys at their default are left out.
+    ReportsOnlyExplicitConfigs => "reports-only-explicit-configs",
+    /// Broker: PASSWORD configs are reported with a null Value instead of being left out.
+    ReportsPasswordAsNull => "reports-password-as-null",
 }
 
 impl Fault {

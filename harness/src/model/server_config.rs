@@ -76,7 +76,9 @@ impl ServerConfigKey {
             || (mv_validators_count && !self.mv_validators.is_empty())
             || faults.has(Fault::ReportsValidatorlessConfigs))
             && (self.report_policy != ReportPolicy::Never || faults.has(Fault::ReportsNeverConfigs))
-            && (self.ty != ConfigType::Password || faults.has(Fault::ReportsPasswordConfigs))
+            && (self.ty != ConfigType::Password
+                || faults.has(Fault::ReportsPasswordConfigs)
+                || faults.has(Fault::ReportsPasswordAsNull))
     }
 }
 
