@@ -168,6 +168,22 @@ const WITNESSES: &[(&str, &str)] = &[
         "k1326-broker-v6-defaults-exact-set",
     ),
     ("reports-password-as-null", "k1326-broker-values-never-null"),
+    (
+        "drops-default-static-configs",
+        "k1326-ctrl-default-value-persisted-as-given",
+    ),
+    (
+        "static-configs-wrong-tag",
+        "k1326-ctrl-default-value-persisted-as-given",
+    ),
+    (
+        "registration-audit-at-broker-max",
+        "k1294-registration-below-lowest-level-accepted",
+    ),
+    (
+        "fenced-record-for-refused-registration",
+        "k1294-registration-rejected-then-fixed",
+    ),
 ];
 
 fn options(seed: u64) -> RunOptions {

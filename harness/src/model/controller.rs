@@ -19,13 +19,13 @@ use crate::codec::incremental_alter_configs_request as inc_req;
 use crate::codec::incremental_alter_configs_response::AlterConfigsResourceResponse as IncResourceResponse;
 use crate::codec::register_broker_record::{BrokerEndpoint, BrokerFeature, BrokerStaticConfig};
 use crate::codec::update_features_response::UpdatableFeatureResult;
-use crate::codec::KString;
 use crate::codec::{
     AlterConfigsRequest, AlterConfigsResponse, BrokerRegistrationRequest,
     BrokerRegistrationResponse, ConfigRecord, ErrorCode, FeatureLevelRecord,
     IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, Message, MetadataRecordBody,
     RegisterBrokerRecord, UpdateFeaturesRequest, UpdateFeaturesResponse, Uuid,
 };
+use crate::codec::{Bytes, KString};
 
 /// The feature name of metadata.version.
 pub const METADATA_VERSION: &str = "metadata.version";
@@ -382,10 +382,22 @@ impl ControllerModel {
         };
         if version >= self.profile.first_static_configs_version {
             for s in req.static_configs.iter().flatten() {
-                statics.insert(s.name.to_string(), s.value.as_ref().map(|v| v.to_string()));
+                let value = s.value.as_ref().map(|v| v.to_string());
+                let default = self.defs.broker.get(s.name.as_str()).map(|k| &k.default);
+                if self.faults.has(Fault::DropsDefaultStaticConfigs) && default == Some(&value) {
+                    continue;
+                }
+                statics.insert(s.name.to_string(), value);
             }
         }
-        let level = self.metadata_version();
+        let level = if self.faults.has(Fault::RegistrationAuditAtBrokerMax) {
+            req.features
+                .iter()
+                .find(|f| f.name == METADATA_VERSION)
+                .map_or(self.metadata_version(), |f| f.max_supported_version)
+        } else {
+            self.metadata_version()
+        };
         let violations = if self.faults.has(Fault::NoRegistrationAudit) {
             Vec::new()
         } else {
@@ -410,16 +422,48 @@ impl ControllerModel {
                     message,
                 },
             );
+            if self.faults.has(Fault::FencedRecordForRefusedRegistration) {
+                self.append_registration(now, req, &statics);
+            }
             return BrokerRegistrationResponse {
                 error_code: code.0,
                 broker_epoch: -1,
                 ..Default::default()
             };
         }
+        let (epoch, persisted) = self.append_registration(now, req, &statics);
+        // The record carries only what was persisted; the in-memory copy keeps everything.
+        if let Some(b) = self.brokers.get_mut(&req.broker_id) {
+            b.static_configs = statics.clone();
+            b.static_configs_persisted = persisted;
+        }
+        self.log_event(
+            now,
+            Event::BrokerRegistered {
+                broker_id: req.broker_id,
+                epoch,
+                static_configs: statics.len(),
+                persisted,
+            },
+        );
+        BrokerRegistrationResponse {
+            broker_epoch: epoch,
+            ..Default::default()
+        }
+    }
+
+    /// Appends the (fenced) RegisterBrokerRecord of `req` with `statics` (persisted only from
+    /// the enabling level): its epoch, and whether StaticConfigs went into it.
+    fn append_registration(
+        &mut self,
+        now: Millis,
+        req: &BrokerRegistrationRequest,
+        statics: &BTreeMap<String, Option<String>>,
+    ) -> (i64, bool) {
         let persist = self.persists_static_configs();
         let record_version = if persist { 5 } else { 4 };
         let epoch = self.log.len() as i64;
-        let record = RegisterBrokerRecord {
+        let mut record = RegisterBrokerRecord {
             broker_id: req.broker_id,
             incarnation_id: req.incarnation_id,
             broker_epoch: epoch,
@@ -462,30 +506,24 @@ impl ControllerModel {
             },
             ..Default::default()
         };
+        if self.faults.has(Fault::StaticConfigsWrongTag) {
+            if let Some(configs) = record.static_configs.take() {
+                let mut bytes = Vec::new();
+                crate::codec::put_uvarint(&mut bytes, configs.len() as u32 + 1);
+                for c in &configs {
+                    // Encoding a decoded-or-built struct at its own version cannot fail.
+                    let _ = c.encode_body(&mut bytes, record_version);
+                }
+                record.unknown_tagged_fields.0.insert(3, Bytes(bytes));
+            }
+        }
         let persisted = record.static_configs.is_some();
         self.append(
             now,
             record_version,
             MetadataRecordBody::RegisterBrokerRecord(record),
         );
-        // The record carries only what was persisted; the in-memory copy keeps everything.
-        if let Some(b) = self.brokers.get_mut(&req.broker_id) {
-            b.static_configs = statics.clone();
-            b.static_configs_persisted = persisted;
-        }
-        self.log_event(
-            now,
-            Event::BrokerRegistered {
-                broker_id: req.broker_id,
-                epoch,
-                static_configs: statics.len(),
-                persisted,
-            },
-        );
-        BrokerRegistrationResponse {
-            broker_epoch: epoch,
-            ..Default::default()
-        }
+        (epoch, persisted)
     }
 
     /// Checks one value against the definitions of its resource type at the current level.

@@ -140,6 +140,14 @@ faults! {
     ReportsOnlyExplicitConfigs => "reports-only-explicit-configs",
     /// Broker: PASSWORD configs are reported with a null Value instead of being left out.
     ReportsPasswordAsNull => "reports-password-as-null",
+    /// Controller: StaticConfigs whose value equals the definition's default are dropped at registration (neither held nor persisted).
+    DropsDefaultStaticConfigs => "drops-default-static-configs",
+    /// Controller: RegisterBrokerRecord v5 carries StaticConfigs under tag 3 instead of tag 2, so a replaying controller does not find them.
+    StaticConfigsWrongTag => "static-configs-wrong-tag",
+    /// Controller: the registration audit runs at the broker's max supported metadata.version instead of the finalized level.
+    RegistrationAuditAtBrokerMax => "registration-audit-at-broker-max",
+    /// Controller: a refused registration still writes a (fenced) RegisterBrokerRecord.
+    FencedRecordForRefusedRegistration => "fenced-record-for-refused-registration",
 }
 
 impl Fault {
