@@ -184,6 +184,19 @@ const WITNESSES: &[(&str, &str)] = &[
         "fenced-record-for-refused-registration",
         "k1294-registration-rejected-then-fixed",
     ),
+    ("mv-floor-strictly-below", "k1294-floor-exact-lowest-level"),
+    (
+        "applies-every-mv-validator",
+        "k1294-audit-against-target-level-only",
+    ),
+    (
+        "mv-validator-replaces-static",
+        "k1294-static-validator-still-applies",
+    ),
+    (
+        "list-op-validates-delta",
+        "k1294-iac-append-validates-resulting-list",
+    ),
 ];
 
 fn options(seed: u64) -> RunOptions {

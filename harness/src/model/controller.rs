@@ -551,7 +551,9 @@ impl ControllerModel {
             }
             return Ok(());
         };
-        if legacy || !self.faults.has(Fault::IncrementalAlterSkipsStaticValidator) {
+        let replaced = self.faults.has(Fault::MvValidatorReplacesStatic)
+            && key.mv_validators.floor(self.metadata_version()).is_some();
+        if (legacy || !self.faults.has(Fault::IncrementalAlterSkipsStaticValidator)) && !replaced {
             ServerConfigDefs::check_static(name, key, value)
                 .map_err(|e| (invalid_value, e.to_string()))?;
         }
@@ -811,7 +813,7 @@ impl ControllerModel {
                     new.remove(c.name.as_str());
                     continue;
                 }
-                op::SET => value,
+                op::SET => value.clone(),
                 list_op => {
                     if self.key_type(rtype, &c.name) != Some(ConfigType::List) {
                         let msg = format!(
@@ -824,7 +826,13 @@ impl ControllerModel {
                     apply_list_op(current, list_op == op::APPEND, &value)
                 }
             };
-            self.check_value(rtype, &c.name, &result, false)?;
+            let checked =
+                if c.config_operation != op::SET && self.faults.has(Fault::ListOpValidatesDelta) {
+                    &value
+                } else {
+                    &result
+                };
+            self.check_value(rtype, &c.name, checked, false)?;
             new.insert(c.name.to_string(), result);
         }
         self.check_exists(rtype, rname)?;

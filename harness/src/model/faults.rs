@@ -148,6 +148,14 @@ faults! {
     RegistrationAuditAtBrokerMax => "registration-audit-at-broker-max",
     /// Controller: a refused registration still writes a (fenced) RegisterBrokerRecord.
     FencedRecordForRefusedRegistration => "fenced-record-for-refused-registration",
+    /// Controller: the MV validator in force is the highest key strictly below the level (`<` instead of `<=`).
+    MvFloorStrictlyBelow => "mv-floor-strictly-below",
+    /// Controller: every MV validator at or below the level is applied, not only the floor entry.
+    AppliesEveryMvValidator => "applies-every-mv-validator",
+    /// Controller: when an MV validator is in force, the static ConfigDef validator is skipped.
+    MvValidatorReplacesStatic => "mv-validator-replaces-static",
+    /// Controller: APPEND/SUBTRACT validate the operand instead of the resulting list.
+    ListOpValidatesDelta => "list-op-validates-delta",
 }
 
 impl Fault {
