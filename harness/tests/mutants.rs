@@ -197,6 +197,19 @@ const WITNESSES: &[(&str, &str)] = &[
         "list-op-validates-delta",
         "k1294-iac-append-validates-resulting-list",
     ),
+    (
+        "validate-only-skips-audit",
+        "k1294-audit-validate-only-dynamic-violation",
+    ),
+    ("audit-error-per-feature", "k1294-audit-update-features-v2"),
+    (
+        "audit-skips-static-configs",
+        "k1294-audit-default-valued-static-violation",
+    ),
+    (
+        "audit-at-current-level",
+        "k1294-audit-upgrade-static-violation",
+    ),
 ];
 
 fn options(seed: u64) -> RunOptions {

@@ -871,7 +871,12 @@ impl ControllerModel {
     /// configs (in memory) and dynamic ConfigRecords, as messages naming the config.
     pub fn audit(&self, level: i16) -> Vec<String> {
         let mut out = Vec::new();
-        for (id, b) in &self.brokers {
+        let brokers = if self.faults.has(Fault::AuditSkipsStaticConfigs) {
+            None
+        } else {
+            Some(&self.brokers)
+        };
+        for (id, b) in brokers.into_iter().flatten() {
             for v in self.static_violations(level, &b.static_configs) {
                 out.push(format!("broker {id} static config: {v}"));
             }
@@ -894,7 +899,7 @@ impl ControllerModel {
 
     /// The KIP-1294 audit of a metadata.version change `from` → `to` (directions per profile):
     /// the rejection message if any config violates the target level.
-    fn mv_audit(&mut self, now: Millis, from: i16, to: i16) -> Option<String> {
+    fn mv_audit(&mut self, now: Millis, from: i16, to: i16, validate_only: bool) -> Option<String> {
         let direction = if self.faults.has(Fault::AuditOnUpgradeOnly) {
             AuditDirection::UpgradeOnly
         } else {
@@ -904,10 +909,15 @@ impl ControllerModel {
             AuditDirection::Both => to != from,
             AuditDirection::UpgradeOnly => to > from,
         };
-        if !audited {
+        if !audited || (validate_only && self.faults.has(Fault::ValidateOnlySkipsAudit)) {
             return None;
         }
-        let violations = self.audit(to);
+        let at = if self.faults.has(Fault::AuditAtCurrentLevel) {
+            from
+        } else {
+            to
+        };
+        let violations = self.audit(at);
         self.log_event(
             now,
             Event::MetadataVersionAudit {
@@ -942,6 +952,19 @@ impl ControllerModel {
                     message: message.clone(),
                 },
             );
+            if code == ErrorCode::INVALID_CONFIG && this.faults.has(Fault::AuditErrorPerFeature) {
+                let result = UpdatableFeatureResult {
+                    feature: METADATA_VERSION.into(),
+                    error_code: code.0,
+                    error_message: Some(message.into()),
+                    ..Default::default()
+                };
+                return UpdateFeaturesResponse {
+                    results: Some(vec![result]),
+                    ..Default::default()
+                }
+                .project(version);
+            }
             UpdateFeaturesResponse {
                 error_code: code.0,
                 error_message: Some(message.into()),
@@ -955,7 +978,9 @@ impl ControllerModel {
             for u in &req.feature_updates {
                 if u.feature == METADATA_VERSION && u.max_version_level >= 1 {
                     let current = self.features.get(METADATA_VERSION).copied().unwrap_or(0);
-                    if let Some(message) = self.mv_audit(now, current, u.max_version_level) {
+                    if let Some(message) =
+                        self.mv_audit(now, current, u.max_version_level, validate_only)
+                    {
                         return fail(self, ErrorCode::INVALID_CONFIG, message);
                     }
                 }
@@ -999,7 +1024,9 @@ impl ControllerModel {
                 let first = self.profile.update_features_precedence
                     == UpdateFeaturesPrecedence::InvalidConfig;
                 if !first {
-                    if let Some(message) = self.mv_audit(now, current, u.max_version_level) {
+                    if let Some(message) =
+                        self.mv_audit(now, current, u.max_version_level, validate_only)
+                    {
                         return fail(self, ErrorCode::INVALID_CONFIG, message);
                     }
                 }

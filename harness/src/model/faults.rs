@@ -156,6 +156,14 @@ faults! {
     MvValidatorReplacesStatic => "mv-validator-replaces-static",
     /// Controller: APPEND/SUBTRACT validate the operand instead of the resulting list.
     ListOpValidatesDelta => "list-op-validates-delta",
+    /// Controller: UpdateFeatures with ValidateOnly skips the metadata.version audit.
+    ValidateOnlySkipsAudit => "validate-only-skips-audit",
+    /// Controller: a failed metadata.version audit is reported only in the per-feature result under a NONE top level, so UpdateFeatures v2 (no Results) answers NONE.
+    AuditErrorPerFeature => "audit-error-per-feature",
+    /// Controller: the metadata.version audit checks dynamic ConfigRecords only, not the brokers' reported StaticConfigs.
+    AuditSkipsStaticConfigs => "audit-skips-static-configs",
+    /// Controller: the metadata.version audit applies the validators of the current level instead of the target level.
+    AuditAtCurrentLevel => "audit-at-current-level",
 }
 
 impl Fault {
