@@ -218,6 +218,57 @@ const WITNESSES: &[(&str, &str)] = &[
     ),
     ("kip1256-wrong-error-code", "k1294-k1256-duplicate-key"),
     ("every-topic-exists", "k1294-k1256-unknown-topic"),
+    (
+        "static-configs-string-value-of",
+        "k1326-broker-list-convert-to-string",
+    ),
+    (
+        "reports-only-explicit-configs",
+        "k1326-broker-v6-defaults-exact-set",
+    ),
+    ("reports-password-as-null", "k1326-broker-values-never-null"),
+    (
+        "drops-default-static-configs",
+        "k1326-ctrl-default-value-persisted-as-given",
+    ),
+    (
+        "static-configs-wrong-tag",
+        "k1326-ctrl-default-value-persisted-as-given",
+    ),
+    (
+        "registration-audit-at-broker-max",
+        "k1294-registration-below-lowest-level-accepted",
+    ),
+    (
+        "fenced-record-for-refused-registration",
+        "k1294-registration-rejected-then-fixed",
+    ),
+    ("mv-floor-strictly-below", "k1294-floor-exact-lowest-level"),
+    (
+        "applies-every-mv-validator",
+        "k1294-audit-against-target-level-only",
+    ),
+    (
+        "mv-validator-replaces-static",
+        "k1294-static-validator-still-applies",
+    ),
+    (
+        "list-op-validates-delta",
+        "k1294-iac-append-validates-resulting-list",
+    ),
+    (
+        "validate-only-skips-audit",
+        "k1294-audit-validate-only-dynamic-violation",
+    ),
+    ("audit-error-per-feature", "k1294-audit-update-features-v2"),
+    (
+        "audit-skips-static-configs",
+        "k1294-audit-default-valued-static-violation",
+    ),
+    (
+        "audit-at-current-level",
+        "k1294-audit-upgrade-static-violation",
+    ),
 ];
 
 fn options(seed: u64) -> RunOptions {

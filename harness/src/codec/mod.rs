@@ -40,7 +40,7 @@ pub use provisional::ProvisionalNumbers;
 pub use reader::Reader;
 pub use record::{MetadataRecord, RECORD_FRAME_VERSION};
 pub use types::{double_option, from_hex, to_hex, Bytes, KString, TaggedFields, Uuid};
-pub use writer::{uvarint_len, Sink, SizeCounter};
+pub use writer::{put_uvarint, uvarint_len, Sink, SizeCounter};
 
 /// A protocol version number.
 pub type ApiVersion = i16;

@@ -498,13 +498,29 @@ impl BrokerModel {
             .iter()
             .filter(|(_, key)| key.is_reported_with(&self.faults, self.mv_validators_count()))
             .filter_map(|(name, key)| {
-                let raw = self
-                    .settings
-                    .server_properties
-                    .get(name)
-                    .cloned()
-                    .or_else(|| key.default.clone())?;
-                let value = ConfigValue::parse(key.ty, &raw).ok()?.convert_to_string();
+                if key.ty == ConfigType::Password && self.faults.has(Fault::ReportsPasswordAsNull) {
+                    return Some(StaticConfig {
+                        name: name.as_str().into(),
+                        value: None,
+                        ..Default::default()
+                    });
+                }
+                let explicit = self.settings.server_properties.get(name).cloned();
+                let raw = if self.faults.has(Fault::ReportsOnlyExplicitConfigs) {
+                    explicit?
+                } else {
+                    explicit.or_else(|| key.default.clone())?
+                };
+                let parsed = ConfigValue::parse(key.ty, &raw).ok()?;
+                let value = match parsed {
+                    // Java's `String.valueOf(List)` is `AbstractCollection.toString`.
+                    ConfigValue::List(items)
+                        if self.faults.has(Fault::StaticConfigsStringValueOf) =>
+                    {
+                        format!("[{}]", items.join(", "))
+                    }
+                    parsed => parsed.convert_to_string(),
+                };
                 Some(StaticConfig {
                     name: name.as_str().into(),
                     value: Some(value.into()),

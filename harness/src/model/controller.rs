@@ -19,13 +19,13 @@ use crate::codec::incremental_alter_configs_request as inc_req;
 use crate::codec::incremental_alter_configs_response::AlterConfigsResourceResponse as IncResourceResponse;
 use crate::codec::register_broker_record::{BrokerEndpoint, BrokerFeature, BrokerStaticConfig};
 use crate::codec::update_features_response::UpdatableFeatureResult;
-use crate::codec::KString;
 use crate::codec::{
     AlterConfigsRequest, AlterConfigsResponse, BrokerRegistrationRequest,
     BrokerRegistrationResponse, ConfigRecord, ErrorCode, FeatureLevelRecord,
     IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, Message, MetadataRecordBody,
     RegisterBrokerRecord, UpdateFeaturesRequest, UpdateFeaturesResponse, Uuid,
 };
+use crate::codec::{Bytes, KString};
 
 /// The feature name of metadata.version.
 pub const METADATA_VERSION: &str = "metadata.version";
@@ -382,10 +382,22 @@ impl ControllerModel {
         };
         if version >= self.profile.first_static_configs_version {
             for s in req.static_configs.iter().flatten() {
-                statics.insert(s.name.to_string(), s.value.as_ref().map(|v| v.to_string()));
+                let value = s.value.as_ref().map(|v| v.to_string());
+                let default = self.defs.broker.get(s.name.as_str()).map(|k| &k.default);
+                if self.faults.has(Fault::DropsDefaultStaticConfigs) && default == Some(&value) {
+                    continue;
+                }
+                statics.insert(s.name.to_string(), value);
             }
         }
-        let level = self.metadata_version();
+        let level = if self.faults.has(Fault::RegistrationAuditAtBrokerMax) {
+            req.features
+                .iter()
+                .find(|f| f.name == METADATA_VERSION)
+                .map_or(self.metadata_version(), |f| f.max_supported_version)
+        } else {
+            self.metadata_version()
+        };
         let violations = if self.faults.has(Fault::NoRegistrationAudit) {
             Vec::new()
         } else {
@@ -410,16 +422,48 @@ impl ControllerModel {
                     message,
                 },
             );
+            if self.faults.has(Fault::FencedRecordForRefusedRegistration) {
+                self.append_registration(now, req, &statics);
+            }
             return BrokerRegistrationResponse {
                 error_code: code.0,
                 broker_epoch: -1,
                 ..Default::default()
             };
         }
+        let (epoch, persisted) = self.append_registration(now, req, &statics);
+        // The record carries only what was persisted; the in-memory copy keeps everything.
+        if let Some(b) = self.brokers.get_mut(&req.broker_id) {
+            b.static_configs = statics.clone();
+            b.static_configs_persisted = persisted;
+        }
+        self.log_event(
+            now,
+            Event::BrokerRegistered {
+                broker_id: req.broker_id,
+                epoch,
+                static_configs: statics.len(),
+                persisted,
+            },
+        );
+        BrokerRegistrationResponse {
+            broker_epoch: epoch,
+            ..Default::default()
+        }
+    }
+
+    /// Appends the (fenced) RegisterBrokerRecord of `req` with `statics` (persisted only from
+    /// the enabling level): its epoch, and whether StaticConfigs went into it.
+    fn append_registration(
+        &mut self,
+        now: Millis,
+        req: &BrokerRegistrationRequest,
+        statics: &BTreeMap<String, Option<String>>,
+    ) -> (i64, bool) {
         let persist = self.persists_static_configs();
         let record_version = if persist { 5 } else { 4 };
         let epoch = self.log.len() as i64;
-        let record = RegisterBrokerRecord {
+        let mut record = RegisterBrokerRecord {
             broker_id: req.broker_id,
             incarnation_id: req.incarnation_id,
             broker_epoch: epoch,
@@ -462,30 +506,24 @@ impl ControllerModel {
             },
             ..Default::default()
         };
+        if self.faults.has(Fault::StaticConfigsWrongTag) {
+            if let Some(configs) = record.static_configs.take() {
+                let mut bytes = Vec::new();
+                crate::codec::put_uvarint(&mut bytes, configs.len() as u32 + 1);
+                for c in &configs {
+                    // Encoding a decoded-or-built struct at its own version cannot fail.
+                    let _ = c.encode_body(&mut bytes, record_version);
+                }
+                record.unknown_tagged_fields.0.insert(3, Bytes(bytes));
+            }
+        }
         let persisted = record.static_configs.is_some();
         self.append(
             now,
             record_version,
             MetadataRecordBody::RegisterBrokerRecord(record),
         );
-        // The record carries only what was persisted; the in-memory copy keeps everything.
-        if let Some(b) = self.brokers.get_mut(&req.broker_id) {
-            b.static_configs = statics.clone();
-            b.static_configs_persisted = persisted;
-        }
-        self.log_event(
-            now,
-            Event::BrokerRegistered {
-                broker_id: req.broker_id,
-                epoch,
-                static_configs: statics.len(),
-                persisted,
-            },
-        );
-        BrokerRegistrationResponse {
-            broker_epoch: epoch,
-            ..Default::default()
-        }
+        (epoch, persisted)
     }
 
     /// Checks one value against the definitions of its resource type at the current level.
@@ -513,7 +551,9 @@ impl ControllerModel {
             }
             return Ok(());
         };
-        if legacy || !self.faults.has(Fault::IncrementalAlterSkipsStaticValidator) {
+        let replaced = self.faults.has(Fault::MvValidatorReplacesStatic)
+            && key.mv_validators.floor(self.metadata_version()).is_some();
+        if (legacy || !self.faults.has(Fault::IncrementalAlterSkipsStaticValidator)) && !replaced {
             ServerConfigDefs::check_static(name, key, value)
                 .map_err(|e| (invalid_value, e.to_string()))?;
         }
@@ -773,7 +813,7 @@ impl ControllerModel {
                     new.remove(c.name.as_str());
                     continue;
                 }
-                op::SET => value,
+                op::SET => value.clone(),
                 list_op => {
                     if self.key_type(rtype, &c.name) != Some(ConfigType::List) {
                         let msg = format!(
@@ -786,7 +826,13 @@ impl ControllerModel {
                     apply_list_op(current, list_op == op::APPEND, &value)
                 }
             };
-            self.check_value(rtype, &c.name, &result, false)?;
+            let checked =
+                if c.config_operation != op::SET && self.faults.has(Fault::ListOpValidatesDelta) {
+                    &value
+                } else {
+                    &result
+                };
+            self.check_value(rtype, &c.name, checked, false)?;
             new.insert(c.name.to_string(), result);
         }
         self.check_exists(rtype, rname)?;
@@ -825,7 +871,12 @@ impl ControllerModel {
     /// configs (in memory) and dynamic ConfigRecords, as messages naming the config.
     pub fn audit(&self, level: i16) -> Vec<String> {
         let mut out = Vec::new();
-        for (id, b) in &self.brokers {
+        let brokers = if self.faults.has(Fault::AuditSkipsStaticConfigs) {
+            None
+        } else {
+            Some(&self.brokers)
+        };
+        for (id, b) in brokers.into_iter().flatten() {
             for v in self.static_violations(level, &b.static_configs) {
                 out.push(format!("broker {id} static config: {v}"));
             }
@@ -848,7 +899,7 @@ impl ControllerModel {
 
     /// The KIP-1294 audit of a metadata.version change `from` → `to` (directions per profile):
     /// the rejection message if any config violates the target level.
-    fn mv_audit(&mut self, now: Millis, from: i16, to: i16) -> Option<String> {
+    fn mv_audit(&mut self, now: Millis, from: i16, to: i16, validate_only: bool) -> Option<String> {
         let direction = if self.faults.has(Fault::AuditOnUpgradeOnly) {
             AuditDirection::UpgradeOnly
         } else {
@@ -858,10 +909,15 @@ impl ControllerModel {
             AuditDirection::Both => to != from,
             AuditDirection::UpgradeOnly => to > from,
         };
-        if !audited {
+        if !audited || (validate_only && self.faults.has(Fault::ValidateOnlySkipsAudit)) {
             return None;
         }
-        let violations = self.audit(to);
+        let at = if self.faults.has(Fault::AuditAtCurrentLevel) {
+            from
+        } else {
+            to
+        };
+        let violations = self.audit(at);
         self.log_event(
             now,
             Event::MetadataVersionAudit {
@@ -896,6 +952,19 @@ impl ControllerModel {
                     message: message.clone(),
                 },
             );
+            if code == ErrorCode::INVALID_CONFIG && this.faults.has(Fault::AuditErrorPerFeature) {
+                let result = UpdatableFeatureResult {
+                    feature: METADATA_VERSION.into(),
+                    error_code: code.0,
+                    error_message: Some(message.into()),
+                    ..Default::default()
+                };
+                return UpdateFeaturesResponse {
+                    results: Some(vec![result]),
+                    ..Default::default()
+                }
+                .project(version);
+            }
             UpdateFeaturesResponse {
                 error_code: code.0,
                 error_message: Some(message.into()),
@@ -909,7 +978,9 @@ impl ControllerModel {
             for u in &req.feature_updates {
                 if u.feature == METADATA_VERSION && u.max_version_level >= 1 {
                     let current = self.features.get(METADATA_VERSION).copied().unwrap_or(0);
-                    if let Some(message) = self.mv_audit(now, current, u.max_version_level) {
+                    if let Some(message) =
+                        self.mv_audit(now, current, u.max_version_level, validate_only)
+                    {
                         return fail(self, ErrorCode::INVALID_CONFIG, message);
                     }
                 }
@@ -953,7 +1024,9 @@ impl ControllerModel {
                 let first = self.profile.update_features_precedence
                     == UpdateFeaturesPrecedence::InvalidConfig;
                 if !first {
-                    if let Some(message) = self.mv_audit(now, current, u.max_version_level) {
+                    if let Some(message) =
+                        self.mv_audit(now, current, u.max_version_level, validate_only)
+                    {
                         return fail(self, ErrorCode::INVALID_CONFIG, message);
                     }
                 }

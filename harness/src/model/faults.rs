@@ -168,6 +168,36 @@ faults! {
     Kip1256WrongErrorCode => "kip1256-wrong-error-code",
     /// Controller: every topic name counts as existing, so alters of a topic nobody created are applied.
     EveryTopicExists => "every-topic-exists",
+    /// Broker: StaticConfigs values are rendered with Java's `String.valueOf` (a LIST as `[a, b]`) instead of `ConfigDef.convertToString`.
+    StaticConfigsStringValueOf => "static-configs-string-value-of",
+    /// Broker: StaticConfigs carry only the keys set in server.properties; keys at their default are left out.
+    ReportsOnlyExplicitConfigs => "reports-only-explicit-configs",
+    /// Broker: PASSWORD configs are reported with a null Value instead of being left out.
+    ReportsPasswordAsNull => "reports-password-as-null",
+    /// Controller: StaticConfigs whose value equals the definition's default are dropped at registration (neither held nor persisted).
+    DropsDefaultStaticConfigs => "drops-default-static-configs",
+    /// Controller: RegisterBrokerRecord v5 carries StaticConfigs under tag 3 instead of tag 2, so a replaying controller does not find them.
+    StaticConfigsWrongTag => "static-configs-wrong-tag",
+    /// Controller: the registration audit runs at the broker's max supported metadata.version instead of the finalized level.
+    RegistrationAuditAtBrokerMax => "registration-audit-at-broker-max",
+    /// Controller: a refused registration still writes a (fenced) RegisterBrokerRecord.
+    FencedRecordForRefusedRegistration => "fenced-record-for-refused-registration",
+    /// Controller: the MV validator in force is the highest key strictly below the level (`<` instead of `<=`).
+    MvFloorStrictlyBelow => "mv-floor-strictly-below",
+    /// Controller: every MV validator at or below the level is applied, not only the floor entry.
+    AppliesEveryMvValidator => "applies-every-mv-validator",
+    /// Controller: when an MV validator is in force, the static ConfigDef validator is skipped.
+    MvValidatorReplacesStatic => "mv-validator-replaces-static",
+    /// Controller: APPEND/SUBTRACT validate the operand instead of the resulting list.
+    ListOpValidatesDelta => "list-op-validates-delta",
+    /// Controller: UpdateFeatures with ValidateOnly skips the metadata.version audit.
+    ValidateOnlySkipsAudit => "validate-only-skips-audit",
+    /// Controller: a failed metadata.version audit is reported only in the per-feature result under a NONE top level, so UpdateFeatures v2 (no Results) answers NONE.
+    AuditErrorPerFeature => "audit-error-per-feature",
+    /// Controller: the metadata.version audit checks dynamic ConfigRecords only, not the brokers' reported StaticConfigs.
+    AuditSkipsStaticConfigs => "audit-skips-static-configs",
+    /// Controller: the metadata.version audit applies the validators of the current level instead of the target level.
+    AuditAtCurrentLevel => "audit-at-current-level",
 }
 
 impl Fault {

@@ -76,7 +76,9 @@ impl ServerConfigKey {
             || (mv_validators_count && !self.mv_validators.is_empty())
             || faults.has(Fault::ReportsValidatorlessConfigs))
             && (self.report_policy != ReportPolicy::Never || faults.has(Fault::ReportsNeverConfigs))
-            && (self.ty != ConfigType::Password || faults.has(Fault::ReportsPasswordConfigs))
+            && (self.ty != ConfigType::Password
+                || faults.has(Fault::ReportsPasswordConfigs)
+                || faults.has(Fault::ReportsPasswordAsNull))
     }
 }
 
@@ -315,27 +317,35 @@ impl ServerConfigDefs {
         level: i16,
         faults: &Faults,
     ) -> Result<(), ConfigCheckFailure> {
-        let chosen = if faults.has(Fault::MvValidatorCeiling) {
-            key.mv_validators.ceiling(level)
+        let mv = &key.mv_validators;
+        let chosen: Vec<(i16, &Validator)> = if faults.has(Fault::AppliesEveryMvValidator) {
+            mv.up_to(level)
+        } else if faults.has(Fault::MvValidatorCeiling) {
+            mv.ceiling(level).into_iter().collect()
+        } else if faults.has(Fault::MvFloorStrictlyBelow) {
+            mv.strictly_below(level).into_iter().collect()
         } else {
-            key.mv_validators.floor(level)
+            mv.floor(level).into_iter().collect()
         };
-        let Some((threshold, validator)) = chosen else {
+        if chosen.is_empty() {
             return Ok(());
-        };
+        }
         let parsed =
             ConfigValue::parse(key.ty, value).map_err(|_| ConfigCheckFailure::Unparsable {
                 name: name.to_string(),
                 value: value.to_string(),
                 ty: key.ty,
             })?;
-        validator.ensure_valid(name, &parsed).map_err(|failure| {
-            ConfigCheckFailure::MetadataVersion {
-                level,
-                threshold,
-                failure,
-            }
-        })
+        for (threshold, validator) in chosen {
+            validator.ensure_valid(name, &parsed).map_err(|failure| {
+                ConfigCheckFailure::MetadataVersion {
+                    level,
+                    threshold,
+                    failure,
+                }
+            })?;
+        }
+        Ok(())
     }
 }
 
