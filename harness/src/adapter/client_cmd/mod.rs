@@ -49,6 +49,10 @@ pub const CLIENT_TYPE_PLACEHOLDER: &str = "{client_type}";
 pub const MAX_REAL_WAIT_MS: u64 = 60_000;
 /// How often a wait looks at whether the client process has exited.
 const EXIT_POLL: Duration = Duration::from_millis(50);
+/// Longest wait in `start` for the started client's first connection (its start-up).
+const START_WAIT: Duration = Duration::from_secs(10);
+/// How often `start` looks for that connection.
+const START_POLL: Duration = Duration::from_millis(10);
 /// Why a scenario that configures its client cannot run without `{config}`.
 pub const NO_CONFIG_REASON: &str = "the command has no {config}: the client cannot be configured";
 
@@ -319,6 +323,14 @@ impl Session for ClientCmdSession {
         match action {
             PeerAction::Start if self.process.is_none() => {
                 self.process = Some(ClientProcess::spawn(&self.command, self.shared.start)?);
+                // Starting a process (a JVM, an interpreter and its imports) is not on the
+                // scenario's timeline: `start` ends when the client has connected (or exited,
+                // or START_WAIT passed), so the next step's clock starts with a running client.
+                let until = Instant::now() + START_WAIT;
+                while self.shared.conns.lock().await.is_empty() && Instant::now() < until {
+                    self.check_exit().await?;
+                    tokio::time::sleep(START_POLL).await;
+                }
                 Ok(())
             }
             PeerAction::Disconnect(node) => {
