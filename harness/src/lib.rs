@@ -14,6 +14,7 @@ pub mod codec;
 pub mod fuzzing;
 pub mod interop;
 pub mod ledger;
+pub mod live_client;
 pub mod model;
 pub mod oracle;
 pub mod report;

@@ -1,5 +1,6 @@
 //! Command-line definitions and dispatch to the subcommands.
 
+mod client_cmd;
 mod codec_cmds;
 mod corpus_cmd;
 mod input;
@@ -74,6 +75,10 @@ enum Command {
     /// Load driver: N connections repeating ApiVersions + PushConfig against a server
     /// (handshakes/s, p50/p99 latency as JSON), or N idle connections held open.
     Load(load_cmd::LoadArgs),
+    /// The reference client model on real sockets and a real clock (the live counterpart of
+    /// `serve`): configured by a client.properties file, user requests on stdin, releases on
+    /// stdout; exits when stdin closes.
+    Client(client_cmd::ClientArgs),
 }
 
 /// Runs the parsed command.
@@ -89,5 +94,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Mutants(a) => mutants_cmd::run(a),
         Command::Serve(a) => serve_cmd::run(a),
         Command::Load(a) => load_cmd::run(a),
+        Command::Client(a) => client_cmd::run(a),
     }
 }

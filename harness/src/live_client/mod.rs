@@ -1,0 +1,282 @@
+//! `kipcheck client`: the reference client model ([`crate::model::ClientModel`]) on real
+//! sockets and a real clock — the live counterpart of `kipcheck serve`, and the program
+//! kipcheck's own `client-cmd:` target runs so that the live path is tested end to end.
+//!
+//! - [`properties`]: the `client.properties` reader (`java.util.Properties` rules).
+//! - [`ClientSetup`]: what the properties file says (kipcheck's `kipcheck.client.*` keys,
+//!   `bootstrap.servers`, the user configuration the model gets).
+//! - [`driver`]: the async loop (tokio): connections, frames, the model's timers on the
+//!   wall clock, user requests in and releases out.
+//!
+//! The model stays pure: this module only feeds it inputs with the wall-clock time and
+//! performs the outputs. It judges nothing.
+
+pub mod driver;
+pub mod properties;
+
+use std::collections::BTreeMap;
+
+pub use driver::{run_client, Control, LiveOptions, Report};
+pub use properties::{parse_properties, PropertiesError};
+
+use crate::model::{ClientConfigError, ClientType, Fault, SpecProfile};
+
+/// The key naming the client type (values: the scenario `ClientType` serde names).
+pub const CLIENT_TYPE_KEY: &str = "kipcheck.client.type";
+/// The key saying whether the client is embedded in Kafka Streams (`true`/`false`).
+pub const EMBEDDED_KEY: &str = "kipcheck.client.embedded";
+/// The prefix of kipcheck's own keys (never client configuration).
+pub const KIPCHECK_PREFIX: &str = "kipcheck.";
+/// The bootstrap list key.
+pub const BOOTSTRAP_KEY: &str = "bootstrap.servers";
+
+/// Why the live client cannot start or run.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveClientError {
+    /// The properties file is not valid properties text.
+    #[error("{path}: {source}")]
+    Properties {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        source: PropertiesError,
+    },
+    /// `kipcheck.client.type` is missing.
+    #[error("the configuration has no {CLIENT_TYPE_KEY}")]
+    NoClientType,
+    /// `kipcheck.client.type` names no client type.
+    #[error("{CLIENT_TYPE_KEY}={value:?}: expected producer, consumer, admin, share_consumer or streams")]
+    UnknownClientType {
+        /// The value.
+        value: String,
+    },
+    /// `kipcheck.client.embedded` is not `true` or `false`.
+    #[error("{EMBEDDED_KEY}={value:?}: expected true or false")]
+    BadEmbedded {
+        /// The value.
+        value: String,
+    },
+    /// Neither `bootstrap.servers` nor `--bootstrap` gives an address.
+    #[error("no bootstrap address (bootstrap.servers or --bootstrap)")]
+    NoBootstrap,
+    /// The model refuses the configuration (Kafka: a ConfigException in the constructor).
+    #[error("client configuration: {0}")]
+    Config(#[from] ClientConfigError),
+    /// `--fault` names no client fault.
+    #[error("unknown client fault {name:?} (client faults: {known})")]
+    UnknownFault {
+        /// The name given.
+        name: String,
+        /// Every client fault name, comma-separated.
+        known: String,
+    },
+    /// `--time-scale` outside (0, 1].
+    #[error("time scale {0} is not in (0, 1]")]
+    TimeScale(f64),
+}
+
+/// What the properties file describes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClientSetup {
+    /// The client type.
+    pub client_type: ClientType,
+    /// Embedded in Kafka Streams (no handshake of its own).
+    pub embedded: bool,
+    /// `bootstrap.servers`, in order (`host:port` each).
+    pub bootstrap: Vec<String>,
+    /// The user configuration the model gets: every key but `kipcheck.*` and
+    /// `bootstrap.servers` (which the reference model is never given either).
+    pub user_config: BTreeMap<String, String>,
+}
+
+impl ClientSetup {
+    /// Reads the setup from parsed properties; `fallback_bootstrap` (`--bootstrap`) is used
+    /// when `bootstrap.servers` is absent or empty.
+    pub fn from_properties(
+        props: &BTreeMap<String, String>,
+        fallback_bootstrap: Option<&str>,
+    ) -> Result<Self, LiveClientError> {
+        let ty = props
+            .get(CLIENT_TYPE_KEY)
+            .ok_or(LiveClientError::NoClientType)?;
+        let client_type: ClientType =
+            serde_json::from_value(serde_json::Value::String(ty.trim().to_owned()))
+                .map_err(|_| LiveClientError::UnknownClientType { value: ty.clone() })?;
+        let embedded = match props.get(EMBEDDED_KEY).map(|v| v.trim()) {
+            None | Some("false") => false,
+            Some("true") => true,
+            Some(other) => {
+                return Err(LiveClientError::BadEmbedded {
+                    value: other.to_owned(),
+                })
+            }
+        };
+        let mut bootstrap: Vec<String> = props
+            .get(BOOTSTRAP_KEY)
+            .map(|v| {
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if bootstrap.is_empty() {
+            bootstrap.extend(fallback_bootstrap.map(str::to_owned));
+        }
+        if bootstrap.is_empty() {
+            return Err(LiveClientError::NoBootstrap);
+        }
+        let user_config = props
+            .iter()
+            .filter(|(k, _)| !k.starts_with(KIPCHECK_PREFIX) && k.as_str() != BOOTSTRAP_KEY)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        Ok(Self {
+            client_type,
+            embedded,
+            bootstrap,
+            user_config,
+        })
+    }
+}
+
+/// The built-in faulty variants that live in the client model (their bug line starts with
+/// `Client:`), in [`Fault::ALL`] order.
+pub fn client_faults() -> Vec<Fault> {
+    Fault::ALL
+        .iter()
+        .copied()
+        .filter(|f| f.bug().starts_with("Client:"))
+        .collect()
+}
+
+/// The client fault named `name`.
+pub fn client_fault(name: &str) -> Result<Fault, LiveClientError> {
+    client_faults()
+        .into_iter()
+        .find(|f| f.name() == name)
+        .ok_or_else(|| LiveClientError::UnknownFault {
+            name: name.to_owned(),
+            known: client_faults()
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// `ms` × `scale`, rounded, at least 1 (kipcheck's `--time-scale` rule for timing values).
+pub fn scale_ms(ms: u64, scale: f64) -> u64 {
+    ((ms as f64 * scale).round() as u64).max(1)
+}
+
+/// The profile with its timing defaults (used for keys the configuration does not set:
+/// `retry.backoff.ms`, `retry.backoff.max.ms`, `default.api.timeout.ms`, `max.block.ms`,
+/// `request.timeout.ms`) scaled by `scale`, as kipcheck scales the timing keys it writes, so
+/// that an unset key's default keeps the shape of the scaled timeline.
+pub fn scale_default_timings(
+    profile: &SpecProfile,
+    scale: f64,
+) -> Result<SpecProfile, LiveClientError> {
+    if !(scale > 0.0 && scale <= 1.0) {
+        return Err(LiveClientError::TimeScale(scale));
+    }
+    let mut p = profile.clone();
+    if scale < 1.0 {
+        let d = &mut p.defaults;
+        for v in [
+            &mut d.retry_backoff_ms,
+            &mut d.retry_backoff_max_ms,
+            &mut d.default_api_timeout_ms,
+            &mut d.producer_max_block_ms,
+            &mut d.request_timeout_ms,
+        ] {
+            *v = scale_ms(*v, scale);
+        }
+    }
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn props(text: &str) -> BTreeMap<String, String> {
+        parse_properties(text).unwrap()
+    }
+
+    #[test]
+    fn setup_from_the_contract_file() {
+        let p = props(
+            "# kipcheck scenario s (seed 7)\nbootstrap.servers=127.0.0.1:1,127.0.0.1:2\ngroup.id=g\nkipcheck.client.embedded=true\nkipcheck.client.type=share_consumer\nkipcheck.future=x\n",
+        );
+        let s = ClientSetup::from_properties(&p, Some("127.0.0.1:9")).unwrap();
+        assert_eq!(s.client_type, ClientType::ShareConsumer);
+        assert!(s.embedded);
+        assert_eq!(s.bootstrap, vec!["127.0.0.1:1", "127.0.0.1:2"]);
+        assert_eq!(
+            s.user_config,
+            BTreeMap::from([("group.id".to_owned(), "g".to_owned())])
+        );
+    }
+
+    #[test]
+    fn setup_errors() {
+        let e = ClientSetup::from_properties(&props("a=1"), Some("h:1")).unwrap_err();
+        assert!(matches!(e, LiveClientError::NoClientType));
+        let e = ClientSetup::from_properties(&props("kipcheck.client.type=Producer"), None)
+            .unwrap_err();
+        assert!(matches!(e, LiveClientError::UnknownClientType { value } if value == "Producer"));
+        let e = ClientSetup::from_properties(
+            &props("kipcheck.client.type=admin\nkipcheck.client.embedded=yes"),
+            None,
+        )
+        .unwrap_err();
+        assert!(matches!(e, LiveClientError::BadEmbedded { value } if value == "yes"));
+        let e =
+            ClientSetup::from_properties(&props("kipcheck.client.type=admin"), None).unwrap_err();
+        assert!(matches!(e, LiveClientError::NoBootstrap));
+        let s = ClientSetup::from_properties(&props("kipcheck.client.type=admin"), Some("h:1"))
+            .unwrap();
+        assert_eq!(s.bootstrap, vec!["h:1"]);
+        assert!(!s.embedded);
+    }
+
+    #[test]
+    fn client_faults_are_the_client_ones() {
+        let names: Vec<&str> = client_faults().iter().map(|f| f.name()).collect();
+        assert!(names.contains(&"ignores-throttle"));
+        assert!(names.contains(&"blocks-past-deadline"));
+        assert!(!names.contains(&"no-size-check"));
+        assert_eq!(client_fault("no-backoff-cap").unwrap(), Fault::NoBackoffCap);
+        assert!(matches!(
+            client_fault("no-size-check"),
+            Err(LiveClientError::UnknownFault { name, .. }) if name == "no-size-check"
+        ));
+    }
+
+    #[test]
+    fn timing_defaults_scale_with_the_rule() {
+        assert_eq!(scale_ms(100, 0.1), 10);
+        assert_eq!(scale_ms(5, 0.1), 1);
+        assert_eq!(scale_ms(1, 0.01), 1);
+        assert_eq!(scale_ms(60000, 0.25), 15000);
+        let p = scale_default_timings(&SpecProfile::default(), 0.1).unwrap();
+        assert_eq!(p.defaults.retry_backoff_ms, 10);
+        assert_eq!(p.defaults.retry_backoff_max_ms, 100);
+        assert_eq!(p.defaults.default_api_timeout_ms, 6000);
+        assert_eq!(p.defaults.producer_max_block_ms, 6000);
+        assert_eq!(p.defaults.request_timeout_ms, 3000);
+        assert_eq!(p.defaults.client_config_max_bytes, 10240);
+        assert_eq!(
+            scale_default_timings(&SpecProfile::default(), 1.0).unwrap(),
+            SpecProfile::default()
+        );
+        assert!(matches!(
+            scale_default_timings(&SpecProfile::default(), 0.0),
+            Err(LiveClientError::TimeScale(_))
+        ));
+        assert!(scale_default_timings(&SpecProfile::default(), 1.5).is_err());
+    }
+}
