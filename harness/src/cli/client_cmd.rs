@@ -12,8 +12,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use kipcheck::live_client::{
-    client_fault, client_faults, parse_properties, run_client, scale_default_timings, ClientSetup,
-    Control, LiveClientError, LiveOptions, Report,
+    client_fault, client_faults, parse_properties, run_client, ClientSetup, Control,
+    LiveClientError, LiveOptions, Report,
 };
 use kipcheck::model::{Faults, SpecProfile};
 use tokio::sync::mpsc;
@@ -34,11 +34,6 @@ pub struct ClientArgs {
     /// Run a built-in client faulty variant of the model instead of the reference.
     #[arg(long)]
     fault: Option<String>,
-    /// Multiply the profile's timing defaults (for timing keys the configuration does not
-    /// set) by F, 0 < F <= 1: pass the `--time-scale` of `kipcheck run` when kipcheck does not
-    /// write those keys itself.
-    #[arg(long, default_value_t = 1.0)]
-    time_scale: f64,
     /// The model's RNG seed (node choice, backoff jitter).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -71,7 +66,6 @@ pub fn run(a: ClientArgs) -> anyhow::Result<ExitCode> {
         }
         None => SpecProfile::default(),
     };
-    let profile = scale_default_timings(&profile, a.time_scale)?;
     let faults = match &a.fault {
         Some(name) => Faults::one(client_fault(name)?),
         None => Faults::none(),

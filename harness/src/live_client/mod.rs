@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 pub use driver::{run_client, Control, LiveOptions, Report};
 pub use properties::{parse_properties, PropertiesError};
 
-use crate::model::{ClientConfigError, ClientType, Fault, SpecProfile};
+use crate::model::{ClientConfigError, ClientType, Fault};
 
 /// The key naming the client type (values: the scenario `ClientType` serde names).
 pub const CLIENT_TYPE_KEY: &str = "kipcheck.client.type";
@@ -70,9 +70,6 @@ pub enum LiveClientError {
         /// Every client fault name, comma-separated.
         known: String,
     },
-    /// `--time-scale` outside (0, 1].
-    #[error("time scale {0} is not in (0, 1]")]
-    TimeScale(f64),
 }
 
 /// What the properties file describes.
@@ -166,38 +163,6 @@ pub fn client_fault(name: &str) -> Result<Fault, LiveClientError> {
         })
 }
 
-/// `ms` × `scale`, rounded, at least 1 (kipcheck's `--time-scale` rule for timing values).
-pub fn scale_ms(ms: u64, scale: f64) -> u64 {
-    ((ms as f64 * scale).round() as u64).max(1)
-}
-
-/// The profile with its timing defaults (used for keys the configuration does not set:
-/// `retry.backoff.ms`, `retry.backoff.max.ms`, `default.api.timeout.ms`, `max.block.ms`,
-/// `request.timeout.ms`) scaled by `scale`, as kipcheck scales the timing keys it writes, so
-/// that an unset key's default keeps the shape of the scaled timeline.
-pub fn scale_default_timings(
-    profile: &SpecProfile,
-    scale: f64,
-) -> Result<SpecProfile, LiveClientError> {
-    if !(scale > 0.0 && scale <= 1.0) {
-        return Err(LiveClientError::TimeScale(scale));
-    }
-    let mut p = profile.clone();
-    if scale < 1.0 {
-        let d = &mut p.defaults;
-        for v in [
-            &mut d.retry_backoff_ms,
-            &mut d.retry_backoff_max_ms,
-            &mut d.default_api_timeout_ms,
-            &mut d.producer_max_block_ms,
-            &mut d.request_timeout_ms,
-        ] {
-            *v = scale_ms(*v, scale);
-        }
-    }
-    Ok(p)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,29 +219,5 @@ mod tests {
             client_fault("no-size-check"),
             Err(LiveClientError::UnknownFault { name, .. }) if name == "no-size-check"
         ));
-    }
-
-    #[test]
-    fn timing_defaults_scale_with_the_rule() {
-        assert_eq!(scale_ms(100, 0.1), 10);
-        assert_eq!(scale_ms(5, 0.1), 1);
-        assert_eq!(scale_ms(1, 0.01), 1);
-        assert_eq!(scale_ms(60000, 0.25), 15000);
-        let p = scale_default_timings(&SpecProfile::default(), 0.1).unwrap();
-        assert_eq!(p.defaults.retry_backoff_ms, 10);
-        assert_eq!(p.defaults.retry_backoff_max_ms, 100);
-        assert_eq!(p.defaults.default_api_timeout_ms, 6000);
-        assert_eq!(p.defaults.producer_max_block_ms, 6000);
-        assert_eq!(p.defaults.request_timeout_ms, 3000);
-        assert_eq!(p.defaults.client_config_max_bytes, 10240);
-        assert_eq!(
-            scale_default_timings(&SpecProfile::default(), 1.0).unwrap(),
-            SpecProfile::default()
-        );
-        assert!(matches!(
-            scale_default_timings(&SpecProfile::default(), 0.0),
-            Err(LiveClientError::TimeScale(_))
-        ));
-        assert!(scale_default_timings(&SpecProfile::default(), 1.5).is_err());
     }
 }
