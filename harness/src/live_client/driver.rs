@@ -1,7 +1,9 @@
 //! The live client's event loop: the sans-IO [`ClientModel`] fed with wall-clock time.
 //!
+//! - The profile's timing defaults are the configuration's timing keys where it sets them
+//!   ([`super::configured_timings`]).
 //! - At start the model gets `Start`, then one `Connected` per bootstrap address once its TCP
-//!   connection is up (node ids `-1, -2, …` in `bootstrap.servers` order, as Kafka numbers
+//!   connection is up, one after the other (node ids `-1, -2, …` in `bootstrap.servers` order, as Kafka numbers
 //!   bootstrap nodes). These are the only connections it opens: like the reference model,
 //!   it never reconnects on its own and connects to no other node (a scenario's `connect`
 //!   steps are the runner's, not the client's).
@@ -148,6 +150,7 @@ pub async fn run_client(
         faults,
         seed,
     } = opts;
+    let profile = super::configured_timings(&profile, &setup.user_config);
     let model = if setup.embedded {
         ClientModel::new_embedded(setup.client_type, setup.user_config.clone(), &profile, seed)
     } else {
@@ -174,11 +177,20 @@ pub async fn run_client(
         net,
     };
     d.feed(ClientInput::Start).await;
-    let mut connectors = Vec::new();
-    for (i, addr) in setup.bootstrap.iter().enumerate() {
-        let node = -(i32::try_from(i).unwrap_or(i32::MAX - 1) + 1);
-        connectors.push(tokio::spawn(connect(node, addr.clone(), d.net.clone())));
-    }
+    // One connection after the other, in bootstrap order, so the nodes see their ApiVersions
+    // in that order (as the reference's `connect` list gives them).
+    let bootstrap: Vec<(NodeId, String)> = setup
+        .bootstrap
+        .iter()
+        .enumerate()
+        .map(|(i, addr)| {
+            (
+                -(i32::try_from(i).unwrap_or(i32::MAX - 1) + 1),
+                addr.clone(),
+            )
+        })
+        .collect();
+    let connector = tokio::spawn(connect_all(bootstrap, d.net.clone()));
     loop {
         let wake = d.wake.map(|t| d.start + Duration::from_millis(t.0));
         let timer = async move {
@@ -199,18 +211,23 @@ pub async fn run_client(
             }
         }
     }
-    for c in connectors {
-        c.abort();
-    }
+    connector.abort();
     d.conns.clear();
     Ok(())
 }
 
+/// Opens the connections in order, each retried until it is up (or the loop ends).
+async fn connect_all(nodes: Vec<(NodeId, String)>, net: mpsc::UnboundedSender<NetEvent>) {
+    for (node, addr) in nodes {
+        connect(node, &addr, &net).await;
+    }
+}
+
 /// Opens the connection to `addr` for `node`, retrying a failed attempt until the loop ends.
-async fn connect(node: NodeId, addr: String, net: mpsc::UnboundedSender<NetEvent>) {
+async fn connect(node: NodeId, addr: &str, net: &mpsc::UnboundedSender<NetEvent>) {
     loop {
         if let Ok(Ok(stream)) =
-            tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(&addr)).await
+            tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(addr)).await
         {
             let _ = stream.set_nodelay(true);
             let _ = net.send(NetEvent::Connected { node, stream });

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 pub use driver::{run_client, Control, LiveOptions, Report};
 pub use properties::{parse_properties, PropertiesError};
 
-use crate::model::{ClientConfigError, ClientType, Fault};
+use crate::model::{ClientConfigError, ClientType, Fault, SpecProfile};
 
 /// The key naming the client type (values: the scenario `ClientType` serde names).
 pub const CLIENT_TYPE_KEY: &str = "kipcheck.client.type";
@@ -163,6 +163,39 @@ pub fn client_fault(name: &str) -> Result<Fault, LiveClientError> {
         })
 }
 
+/// The timing keys a configuration can set, each with the profile default it stands for.
+const TIMING_KEYS: [&str; 5] = [
+    "retry.backoff.ms",
+    "retry.backoff.max.ms",
+    "request.timeout.ms",
+    "default.api.timeout.ms",
+    "max.block.ms",
+];
+
+/// The profile with its timing defaults replaced by the configuration's timing keys (a whole
+/// number of ms each). For a key the client type defines, the model takes the configured value
+/// anyway; for one it does not (a Streams application has no `default.api.timeout.ms` of its
+/// own, yet its embedded clients run with it), the configured value is the timing the client
+/// runs with — so a timeline that kipcheck scales through `{config}` is scaled for every type.
+pub fn configured_timings(profile: &SpecProfile, user: &BTreeMap<String, String>) -> SpecProfile {
+    let mut p = profile.clone();
+    for key in TIMING_KEYS {
+        let Some(ms) = user.get(key).and_then(|v| v.trim().parse::<u64>().ok()) else {
+            continue;
+        };
+        let d = &mut p.defaults;
+        let slot = match key {
+            "retry.backoff.ms" => &mut d.retry_backoff_ms,
+            "retry.backoff.max.ms" => &mut d.retry_backoff_max_ms,
+            "request.timeout.ms" => &mut d.request_timeout_ms,
+            "default.api.timeout.ms" => &mut d.default_api_timeout_ms,
+            _ => &mut d.producer_max_block_ms,
+        };
+        *slot = ms;
+    }
+    p
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,5 +252,24 @@ mod tests {
             client_fault("no-size-check"),
             Err(LiveClientError::UnknownFault { name, .. }) if name == "no-size-check"
         ));
+    }
+
+    #[test]
+    fn configured_timing_keys_replace_the_profile_defaults() {
+        let user = BTreeMap::from([
+            ("default.api.timeout.ms".to_owned(), "6000".to_owned()),
+            ("max.block.ms".to_owned(), " 700 ".to_owned()),
+            ("request.timeout.ms".to_owned(), "-1".to_owned()),
+            ("group.id".to_owned(), "9".to_owned()),
+        ]);
+        let p = configured_timings(&SpecProfile::default(), &user);
+        let mut want = SpecProfile::default();
+        want.defaults.default_api_timeout_ms = 6000;
+        want.defaults.producer_max_block_ms = 700;
+        assert_eq!(p, want);
+        assert_eq!(
+            configured_timings(&SpecProfile::default(), &BTreeMap::new()),
+            SpecProfile::default()
+        );
     }
 }
