@@ -133,6 +133,10 @@ struct Driver {
     /// The node the latest PushConfig went to.
     push_node: Option<NodeId>,
     inbox: VecDeque<ClientInput>,
+    /// Bootstrap nodes not yet connected, in order.
+    to_connect: VecDeque<(NodeId, String)>,
+    /// The task opening the current one.
+    connector: Option<JoinHandle<()>>,
     reports: mpsc::UnboundedSender<Report>,
     net: mpsc::UnboundedSender<NetEvent>,
 }
@@ -173,13 +177,16 @@ pub async fn run_client(
         wake: None,
         push_node: None,
         inbox: VecDeque::new(),
+        to_connect: VecDeque::new(),
+        connector: None,
         reports,
         net,
     };
     d.feed(ClientInput::Start).await;
-    // One connection after the other, in bootstrap order, so the nodes see their ApiVersions
-    // in that order (as the reference's `connect` list gives them).
-    let bootstrap: Vec<(NodeId, String)> = setup
+    // One connection after the other, in bootstrap order: the next is opened once the previous
+    // one's ApiVersions is on the wire, so the nodes see them in that order (as the
+    // reference's `connect` list gives them).
+    d.to_connect = setup
         .bootstrap
         .iter()
         .enumerate()
@@ -190,7 +197,7 @@ pub async fn run_client(
             )
         })
         .collect();
-    let connector = tokio::spawn(connect_all(bootstrap, d.net.clone()));
+    d.connect_next();
     loop {
         let wake = d.wake.map(|t| d.start + Duration::from_millis(t.0));
         let timer = async move {
@@ -211,23 +218,18 @@ pub async fn run_client(
             }
         }
     }
-    connector.abort();
+    if let Some(c) = d.connector.take() {
+        c.abort();
+    }
     d.conns.clear();
     Ok(())
 }
 
-/// Opens the connections in order, each retried until it is up (or the loop ends).
-async fn connect_all(nodes: Vec<(NodeId, String)>, net: mpsc::UnboundedSender<NetEvent>) {
-    for (node, addr) in nodes {
-        connect(node, &addr, &net).await;
-    }
-}
-
 /// Opens the connection to `addr` for `node`, retrying a failed attempt until the loop ends.
-async fn connect(node: NodeId, addr: &str, net: &mpsc::UnboundedSender<NetEvent>) {
+async fn connect(node: NodeId, addr: String, net: mpsc::UnboundedSender<NetEvent>) {
     loop {
         if let Ok(Ok(stream)) =
-            tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(addr)).await
+            tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(&addr)).await
         {
             let _ = stream.set_nodelay(true);
             let _ = net.send(NetEvent::Connected { node, stream });
@@ -280,6 +282,13 @@ async fn read_frames(
 impl Driver {
     fn now(&self) -> Millis {
         Millis(u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX))
+    }
+
+    /// Starts opening the next bootstrap connection, if any.
+    fn connect_next(&mut self) {
+        if let Some((node, addr)) = self.to_connect.pop_front() {
+            self.connector = Some(tokio::spawn(connect(node, addr, self.net.clone())));
+        }
     }
 
     fn note(&self, text: String) {
@@ -427,6 +436,7 @@ impl Driver {
                 );
                 self.note(format!("node {node}: connected"));
                 self.feed(ClientInput::Connected { node }).await;
+                self.connect_next();
             }
             NetEvent::Frame {
                 node,
