@@ -6,7 +6,8 @@
 #                                                at least 90 % of the client scenarios are judged
 #   scripts/live-client-suite.sh --faults        every client faulty variant, live, on the
 #                                                scenarios that catch it in-process: which are
-#                                                caught live (a table; exit 0 whatever it says)
+#                                                caught live (a table; exit 1 only below
+#                                                KIPCHECK_MIN_CAUGHT, default 0)
 #   scripts/live-client-suite.sh --fault NAME    one variant, the whole client suite, live
 #
 # Environment: KIPCHECK_BIN (default target/debug/kipcheck, built if missing),
@@ -77,9 +78,14 @@ fault)
 faults)
   # The in-process kill matrix says which scenarios catch each variant; each client variant is
   # then run live on exactly those (the question is "caught live as in-process?").
+  # A scenario catches a variant live only if it passes live against the reference client: the
+  # reference run of this report dir is reused (the CI step runs it first), else made here.
+  t0=$(date +%s)
+  if [ ! -s "$out/reference/results.json" ]; then
+    live_run "$out/reference" > "$out/reference.log" 2>&1 || true
+  fi
   "$bin" mutants --seed "$seed" --report-dir "$out/mutants" > "$out/mutants.log" 2>&1 || true
   test -s "$out/mutants/mutants.json"
-  t0=$(date +%s)
   : > "$out/faults.tsv"
   mkdir -p "$out/faults"
   for name in $("$bin" client --list-faults); do
@@ -95,18 +101,22 @@ print(" ".join(i for v in m["variants"] if v["name"] == sys.argv[2] for i in v["
     for id in $ids; do args+=(--id "$id"); done
     rc=0
     live_run "$out/faults/$name" --fault "$name" "${args[@]}" > "$out/faults/$name.log" 2>&1 || rc=$?
-    python3 - "$out/faults/$name/results.json" "$name" "$(wc -w <<< "$ids")" >> "$out/faults.tsv" <<'PY'
+    python3 - "$out/faults/$name/results.json" "$out/reference/results.json" "$name" "$(wc -w <<< "$ids")" >> "$out/faults.tsv" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-caught = [x["id"] for x in r["scenarios"] if x["verdict"] in ("failed", "errored")]
-judged = r["summary"]["judged"]
-print(f"{sys.argv[2]}\t{sys.argv[3]}\t{judged}\t{len(caught)}\t{'caught live by ' + ', '.join(caught) if caught else 'NOT caught live'}")
+ref = {x["id"] for x in json.load(open(sys.argv[2]))["scenarios"] if x["verdict"] == "passed"}
+usable = [x for x in r["scenarios"] if x["id"] in ref]
+caught = [x["id"] for x in usable if x["verdict"] in ("failed", "errored")]
+print(f"{sys.argv[3]}\t{sys.argv[4]}\t{len(usable)}\t{len(caught)}\t"
+      f"{'caught live by ' + ', '.join(caught) if caught else 'NOT caught live'}")
 PY
   done
-  echo "variant | in-process killers | judged live | caught live | result"
+  echo "variant | in-process killers | of them passing live on the reference | caught live | result"
   tr '\t' '|' < "$out/faults.tsv" | sed 's/|/ | /g'
   total=$(wc -l < "$out/faults.tsv")
   caught=$(grep -c 'caught live by' "$out/faults.tsv" || true)
   echo "client faulty variants caught live: $caught of $total in $(( $(date +%s) - t0 )) s (scale $scale)"
+  # KIPCHECK_MIN_CAUGHT: fail (exit 1) when fewer variants are caught live (a CI gate).
+  [ "$caught" -ge "${KIPCHECK_MIN_CAUGHT:-0}" ]
   ;;
 esac
