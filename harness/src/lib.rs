@@ -19,6 +19,7 @@ pub mod exit;
 pub mod fuzzing;
 pub mod interop;
 pub mod ledger;
+pub mod live_client;
 pub mod model;
 pub mod oracle;
 pub mod report;

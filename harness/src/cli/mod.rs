@@ -1,5 +1,6 @@
 //! Command-line definitions and dispatch to the subcommands.
 
+mod client_cmd;
 mod codec_cmds;
 mod corpus_cmd;
 mod input;
@@ -79,6 +80,10 @@ enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// The reference client model on real sockets and a real clock (the live counterpart of
+    /// `serve`): configured by a client.properties file, user requests on stdin, releases on
+    /// stdout; exits when stdin closes.
+    Client(client_cmd::ClientArgs),
 }
 
 /// Runs the parsed command.
@@ -102,5 +107,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             std::io::Write::write_all(&mut std::io::stdout(), &script)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Client(a) => client_cmd::run(a),
     }
 }

@@ -1,0 +1,152 @@
+//! `kipcheck client`: the reference client model on real sockets
+//! ([`kipcheck::live_client`]). Argument handling and the stdin/stdout channel only.
+//!
+//! stdin: one `user_request <id>` line per application request; end of input ends the
+//! client (exit 0). stdout: `released <id>` when that request may go ahead. stderr: the
+//! model's events and connection notes, one line each.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use kipcheck::live_client::{
+    client_fault, client_faults, parse_properties, run_client, ClientSetup, Control,
+    LiveClientError, LiveOptions, Report,
+};
+use kipcheck::model::{Faults, SpecProfile};
+use tokio::sync::mpsc;
+
+/// `kipcheck client` arguments.
+#[derive(Debug, Args)]
+pub struct ClientArgs {
+    /// Bootstrap address `host:port` (used when the configuration has no `bootstrap.servers`).
+    #[arg(long)]
+    bootstrap: Option<String>,
+    /// The client's `client.properties` (`kipcheck.client.type`, `kipcheck.client.embedded`,
+    /// `bootstrap.servers`, and the user configuration the model gets).
+    #[arg(long, required_unless_present = "list_faults")]
+    config: Option<PathBuf>,
+    /// Spec profile (YAML or JSON, the format `run --profile` takes). Default: the built-in.
+    #[arg(long)]
+    profile: Option<PathBuf>,
+    /// Run a built-in client faulty variant of the model instead of the reference.
+    #[arg(long)]
+    fault: Option<String>,
+    /// The model's RNG seed (node choice, backoff jitter).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print the client faulty variants' names, one per line, and exit.
+    #[arg(long)]
+    list_faults: bool,
+}
+
+/// Runs `kipcheck client`.
+pub fn run(a: ClientArgs) -> anyhow::Result<ExitCode> {
+    if a.list_faults {
+        for f in client_faults() {
+            println!("{}", f.name());
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let path = a.config.as_ref().context("--config is required")?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let props = parse_properties(&text).map_err(|source| LiveClientError::Properties {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let setup = ClientSetup::from_properties(&props, a.bootstrap.as_deref())?;
+    let profile = match &a.profile {
+        Some(p) => {
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            SpecProfile::from_yaml(&text).with_context(|| format!("--profile {}", p.display()))?
+        }
+        None => SpecProfile::default(),
+    };
+    let faults = match &a.fault {
+        Some(name) => Faults::one(client_fault(name)?),
+        None => Faults::none(),
+    };
+    let opts = LiveOptions {
+        setup,
+        profile,
+        faults,
+        seed: a.seed,
+    };
+    let (control_tx, control_rx) = mpsc::unbounded_channel();
+    let (report_tx, mut report_rx) = mpsc::unbounded_channel();
+    // stdin is read on a plain thread: a blocked read never holds the runtime up, and the
+    // process exits when the loop ends, whatever the thread is doing.
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            let Ok(line) = line else { break };
+            match parse_control(&line) {
+                Some(c) => {
+                    if control_tx.send(c).is_err() {
+                        break;
+                    }
+                }
+                None if line.trim().is_empty() => {}
+                None => eprintln!("kipcheck client: ignored stdin line {line:?}"),
+            }
+        }
+    });
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let printer = tokio::spawn(async move {
+            while let Some(r) = report_rx.recv().await {
+                print_report(&r);
+            }
+        });
+        let result = run_client(opts, control_rx, report_tx).await;
+        let _ = printer.await;
+        result
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `user_request <id>` → the control message.
+fn parse_control(line: &str) -> Option<Control> {
+    let id = line.trim().strip_prefix("user_request ")?;
+    id.trim().parse().ok().map(Control::UserRequest)
+}
+
+fn print_report(r: &Report) {
+    match r {
+        Report::Released { id, .. } => {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "released {id}");
+            let _ = out.flush();
+        }
+        Report::Event(e) => {
+            let json = serde_json::to_string(&e.event).unwrap_or_default();
+            eprintln!("kipcheck client: {} ms event {json}", e.at.0);
+        }
+        Report::Note(n) => eprintln!("kipcheck client: {n}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_lines() {
+        assert_eq!(
+            parse_control("user_request 7"),
+            Some(Control::UserRequest(7))
+        );
+        assert_eq!(
+            parse_control("user_request 18446744073709551615\r"),
+            Some(Control::UserRequest(u64::MAX))
+        );
+        assert_eq!(parse_control("user_request -1"), None);
+        assert_eq!(parse_control("user_request"), None);
+        assert_eq!(parse_control("release 1"), None);
+    }
+}

@@ -1,0 +1,515 @@
+//! The live client's event loop: the sans-IO [`ClientModel`] fed with wall-clock time.
+//!
+//! - The profile's timing defaults are the configuration's timing keys where it sets them
+//!   ([`super::configured_timings`]).
+//! - At start the model gets `Start`, then one `Connected` per bootstrap address once its TCP
+//!   connection is up, one after the other (node ids `-1, -2, …` in `bootstrap.servers` order, as Kafka numbers
+//!   bootstrap nodes). These are the only connections it opens: like the reference model,
+//!   it never reconnects on its own and connects to no other node (a scenario's `connect`
+//!   steps are the runner's, not the client's).
+//! - Each model output is performed: `Send` writes the request frame (responses are matched
+//!   by order and correlation id), `ReleaseUserRequest` becomes a [`Report::Released`],
+//!   `WakeAt` arms the one timer, events are reported.
+//! - A connection that closes, or answers with bytes that do not frame or decode, is a
+//!   `Disconnected` input. A PushConfig the model timed out is answered by nobody: its late
+//!   answer is dropped (profile `request_timeout: keep`) or its connection is closed
+//!   (`disconnect`), exactly where the model says so.
+//! - The loop ends when the control channel closes (the application is done).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::{ClientSetup, LiveClientError};
+use crate::codec::{
+    self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, FrameReader, ProvisionalNumbers, RequestBody,
+    RequestHeader, ResponseBody,
+};
+use crate::model::events::RetryCause;
+use crate::model::{
+    ClientInput, ClientModel, ClientOutput, Event, Faults, LoggedEvent, Millis, NodeId, SpecProfile,
+};
+
+/// Bound on opening one TCP connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Pause before trying a bootstrap address again after its first connection failed.
+const CONNECT_RETRY: Duration = Duration::from_millis(100);
+/// Bound on writing one request frame.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
+/// `client.id` in request headers when the configuration sets none.
+pub const DEFAULT_CLIENT_ID: &str = "kipcheck-client";
+
+/// How the live client runs.
+#[derive(Clone, Debug)]
+pub struct LiveOptions {
+    /// Client type, embedded flag, bootstrap list, user configuration.
+    pub setup: ClientSetup,
+    /// The spec profile the model follows.
+    pub profile: SpecProfile,
+    /// The model's faults ([`Faults::none`]: the reference).
+    pub faults: Faults,
+    /// The model's RNG seed (node choice, jitter).
+    pub seed: u64,
+}
+
+/// What the application asks of the client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// An application request (e.g. `send()`); its release is reported.
+    UserRequest(u64),
+}
+
+/// What the client reports.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Report {
+    /// The application request may go ahead (`released <id>` on stdout).
+    Released {
+        /// Its id.
+        id: u64,
+        /// Milliseconds since the client started.
+        at_ms: u64,
+    },
+    /// A model decision.
+    Event(LoggedEvent),
+    /// A connection-level fact (connected, closed, a protocol error), for logs.
+    Note(String),
+}
+
+/// What the connection tasks tell the loop.
+enum NetEvent {
+    Connected {
+        node: NodeId,
+        stream: TcpStream,
+    },
+    Frame {
+        node: NodeId,
+        generation: u64,
+        payload: Vec<u8>,
+    },
+    Closed {
+        node: NodeId,
+        generation: u64,
+        reason: String,
+    },
+}
+
+/// A request sent and not yet answered.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    correlation_id: i32,
+    api_key: ApiKey,
+    version: i16,
+    /// The model timed it out: its answer, if it comes, is not the model's business.
+    stale: bool,
+}
+
+struct Conn {
+    generation: u64,
+    write: OwnedWriteHalf,
+    reader: JoinHandle<()>,
+    pending: VecDeque<Pending>,
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        self.reader.abort();
+    }
+}
+
+struct Driver {
+    model: ClientModel,
+    start: Instant,
+    numbers: ProvisionalNumbers,
+    client_id: String,
+    conns: BTreeMap<NodeId, Conn>,
+    next_generation: u64,
+    next_correlation: i32,
+    wake: Option<Millis>,
+    /// The node the latest PushConfig went to.
+    push_node: Option<NodeId>,
+    inbox: VecDeque<ClientInput>,
+    /// Bootstrap nodes not yet connected, in order.
+    to_connect: VecDeque<(NodeId, String)>,
+    /// The task opening the current one.
+    connector: Option<JoinHandle<()>>,
+    reports: mpsc::UnboundedSender<Report>,
+    net: mpsc::UnboundedSender<NetEvent>,
+}
+
+/// Runs the client until `control` closes: connects to every bootstrap address, performs
+/// the handshake as the model decides, and reports releases and events on `reports`.
+pub async fn run_client(
+    opts: LiveOptions,
+    mut control: mpsc::UnboundedReceiver<Control>,
+    reports: mpsc::UnboundedSender<Report>,
+) -> Result<(), LiveClientError> {
+    let LiveOptions {
+        setup,
+        profile,
+        faults,
+        seed,
+    } = opts;
+    let profile = super::configured_timings(&profile, &setup.user_config);
+    let model = if setup.embedded {
+        ClientModel::new_embedded(setup.client_type, setup.user_config.clone(), &profile, seed)
+    } else {
+        ClientModel::new(setup.client_type, setup.user_config.clone(), &profile, seed)
+    }?
+    .with_faults(faults);
+    let (net, mut net_rx) = mpsc::unbounded_channel();
+    let mut d = Driver {
+        model,
+        start: Instant::now(),
+        numbers: profile.provisional,
+        client_id: setup
+            .user_config
+            .get("client.id")
+            .cloned()
+            .unwrap_or_else(|| DEFAULT_CLIENT_ID.to_owned()),
+        conns: BTreeMap::new(),
+        next_generation: 0,
+        next_correlation: 1,
+        wake: None,
+        push_node: None,
+        inbox: VecDeque::new(),
+        to_connect: VecDeque::new(),
+        connector: None,
+        reports,
+        net,
+    };
+    d.feed(ClientInput::Start).await;
+    // One connection after the other, in bootstrap order: the next is opened once the previous
+    // one's ApiVersions is on the wire, so the nodes see them in that order (as the
+    // reference's `connect` list gives them).
+    d.to_connect = setup
+        .bootstrap
+        .iter()
+        .enumerate()
+        .map(|(i, addr)| {
+            (
+                -(i32::try_from(i).unwrap_or(i32::MAX - 1) + 1),
+                addr.clone(),
+            )
+        })
+        .collect();
+    d.connect_next();
+    loop {
+        let wake = d.wake.map(|t| d.start + Duration::from_millis(t.0));
+        let timer = async move {
+            match wake {
+                Some(at) => tokio::time::sleep_until(at.into()).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            c = control.recv() => match c {
+                Some(Control::UserRequest(id)) => d.feed(ClientInput::UserRequest { id }).await,
+                None => break,
+            },
+            Some(ev) = net_rx.recv() => d.on_net(ev).await,
+            () = timer => {
+                d.wake = None;
+                d.feed(ClientInput::Tick).await;
+            }
+        }
+    }
+    if let Some(c) = d.connector.take() {
+        c.abort();
+    }
+    d.conns.clear();
+    Ok(())
+}
+
+/// Opens the connection to `addr` for `node`, retrying a failed attempt until the loop ends.
+async fn connect(node: NodeId, addr: String, net: mpsc::UnboundedSender<NetEvent>) {
+    loop {
+        if let Ok(Ok(stream)) =
+            tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(&addr)).await
+        {
+            let _ = stream.set_nodelay(true);
+            let _ = net.send(NetEvent::Connected { node, stream });
+            return;
+        }
+        if net.is_closed() {
+            return;
+        }
+        tokio::time::sleep(CONNECT_RETRY).await;
+    }
+}
+
+/// Reads response frames from one connection until it closes or cannot be framed.
+async fn read_frames(
+    node: NodeId,
+    generation: u64,
+    mut r: OwnedReadHalf,
+    net: mpsc::UnboundedSender<NetEvent>,
+) {
+    let mut frames = FrameReader::new(DEFAULT_MAX_FRAME_SIZE);
+    let mut buf = vec![0u8; 64 * 1024];
+    let reason = 'read: loop {
+        let n = match r.read(&mut buf).await {
+            Ok(0) => break "closed by the broker".to_owned(),
+            Err(e) => break format!("read error: {e}"),
+            Ok(n) => n,
+        };
+        frames.push(&buf[..n]);
+        loop {
+            match frames.next_frame() {
+                Ok(None) => break,
+                Ok(Some(payload)) => {
+                    let _ = net.send(NetEvent::Frame {
+                        node,
+                        generation,
+                        payload,
+                    });
+                }
+                Err(e) => break 'read format!("the broker's stream does not frame: {e}"),
+            }
+        }
+    };
+    let _ = net.send(NetEvent::Closed {
+        node,
+        generation,
+        reason,
+    });
+}
+
+impl Driver {
+    fn now(&self) -> Millis {
+        Millis(u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX))
+    }
+
+    /// Starts opening the next bootstrap connection, if any.
+    fn connect_next(&mut self) {
+        if let Some((node, addr)) = self.to_connect.pop_front() {
+            self.connector = Some(tokio::spawn(connect(node, addr, self.net.clone())));
+        }
+    }
+
+    fn note(&self, text: String) {
+        let _ = self.reports.send(Report::Note(text));
+    }
+
+    /// Feeds `input` and every input its outputs cause, in order.
+    async fn feed(&mut self, input: ClientInput) {
+        self.inbox.push_back(input);
+        self.drain().await;
+    }
+
+    /// Feeds every queued input (and those their outputs queue), in order.
+    async fn drain(&mut self) {
+        while let Some(input) = self.inbox.pop_front() {
+            let now = self.now();
+            let outputs = self.model.handle(now, input);
+            self.perform(now, outputs).await;
+        }
+    }
+
+    async fn perform(&mut self, now: Millis, outputs: Vec<ClientOutput>) {
+        let mut wake = None;
+        for o in outputs {
+            match o {
+                ClientOutput::Send {
+                    node,
+                    api_key,
+                    api_version,
+                    body,
+                } => self.send(node, api_key, api_version, body).await,
+                ClientOutput::ReleaseUserRequest { id } => {
+                    let _ = self.reports.send(Report::Released { id, at_ms: now.0 });
+                }
+                ClientOutput::WakeAt(t) => wake = Some(t),
+                ClientOutput::Event(event) => {
+                    self.after_event(&event);
+                    let _ = self
+                        .reports
+                        .send(Report::Event(LoggedEvent { at: now, event }));
+                }
+            }
+        }
+        self.wake = wake;
+    }
+
+    /// The socket side of a model decision: a timed-out PushConfig's answer is no longer
+    /// awaited; a connection the model closed is closed.
+    fn after_event(&mut self, event: &Event) {
+        match event {
+            Event::RetryScheduled {
+                cause: RetryCause::RequestTimedOut,
+                ..
+            } => {
+                let node = self.push_node;
+                if let Some(p) = node.and_then(|n| self.conns.get_mut(&n)).and_then(|c| {
+                    c.pending
+                        .iter_mut()
+                        .rev()
+                        .find(|p| p.api_key == ApiKey::PUSH_CONFIG)
+                }) {
+                    p.stale = true;
+                }
+            }
+            Event::ConnectionClosed { reason } => {
+                if let Some(node) = self.push_node {
+                    if self.conns.remove(&node).is_some() {
+                        self.note(format!("node {node}: closed by the client ({reason})"));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    async fn send(&mut self, node: NodeId, api_key: ApiKey, version: i16, body: RequestBody) {
+        let correlation_id = self.next_correlation;
+        self.next_correlation = self.next_correlation.wrapping_add(1);
+        let header = RequestHeader {
+            request_api_key: api_key.0,
+            request_api_version: version,
+            correlation_id,
+            client_id: Some(self.client_id.clone().into()),
+            ..Default::default()
+        };
+        let canonical = body.api_key();
+        let frame = match codec::encode_request_frame(&header, &body, &self.numbers) {
+            Ok(f) => f,
+            Err(e) => {
+                self.note(format!("node {node}: cannot encode {canonical:?}: {e}"));
+                return;
+            }
+        };
+        if canonical == ApiKey::PUSH_CONFIG {
+            self.push_node = Some(node);
+        }
+        let Some(conn) = self.conns.get_mut(&node) else {
+            self.note(format!(
+                "node {node}: not connected, {canonical:?} not sent"
+            ));
+            return;
+        };
+        conn.pending.push_back(Pending {
+            correlation_id,
+            api_key: canonical,
+            version,
+            stale: false,
+        });
+        let written = tokio::time::timeout(WRITE_TIMEOUT, conn.write.write_all(&frame)).await;
+        if !matches!(written, Ok(Ok(()))) {
+            self.drop_conn(node, "write failed".into());
+        }
+    }
+
+    /// Closes the connection to `node` and tells the model.
+    fn drop_conn(&mut self, node: NodeId, reason: String) {
+        if self.conns.remove(&node).is_some() {
+            self.note(format!("node {node}: disconnected ({reason})"));
+            self.inbox.push_back(ClientInput::Disconnected { node });
+        }
+    }
+
+    /// True if `generation` is the live connection to `node` (not one closed since).
+    fn is_current(&self, node: NodeId, generation: u64) -> bool {
+        self.conns
+            .get(&node)
+            .is_some_and(|c| c.generation == generation)
+    }
+
+    async fn on_net(&mut self, ev: NetEvent) {
+        match ev {
+            NetEvent::Connected { node, stream } => {
+                let generation = self.next_generation;
+                self.next_generation += 1;
+                let (r, w) = stream.into_split();
+                let reader = tokio::spawn(read_frames(node, generation, r, self.net.clone()));
+                self.conns.insert(
+                    node,
+                    Conn {
+                        generation,
+                        write: w,
+                        reader,
+                        pending: VecDeque::new(),
+                    },
+                );
+                self.note(format!("node {node}: connected"));
+                self.feed(ClientInput::Connected { node }).await;
+                self.connect_next();
+            }
+            NetEvent::Frame {
+                node,
+                generation,
+                payload,
+            } => {
+                if self.is_current(node, generation) {
+                    // A protocol error queues a Disconnected instead.
+                    if let Some(input) = self.response(node, &payload) {
+                        self.inbox.push_back(input);
+                    }
+                    self.drain().await;
+                }
+            }
+            NetEvent::Closed {
+                node,
+                generation,
+                reason,
+            } => {
+                if self.is_current(node, generation) {
+                    self.drop_conn(node, reason);
+                    self.drain().await;
+                }
+            }
+        }
+    }
+
+    /// The model input for a response frame from `node`, if the model awaits it.
+    fn response(&mut self, node: NodeId, payload: &[u8]) -> Option<ClientInput> {
+        let Some(p) = self
+            .conns
+            .get_mut(&node)
+            .and_then(|c| c.pending.pop_front())
+        else {
+            self.drop_conn(node, "a response to no request".into());
+            return None;
+        };
+        let decoded = match codec::decode_response(payload, 4, p.api_key, p.version) {
+            Ok(d) => d,
+            Err(e) => {
+                self.drop_conn(
+                    node,
+                    format!(
+                        "the {:?} v{} response does not decode: {e}",
+                        p.api_key, p.version
+                    ),
+                );
+                return None;
+            }
+        };
+        if decoded.header.correlation_id != p.correlation_id {
+            self.drop_conn(
+                node,
+                format!(
+                    "correlation id {} answers request {}",
+                    decoded.header.correlation_id, p.correlation_id
+                ),
+            );
+            return None;
+        }
+        if p.stale {
+            self.note(format!(
+                "node {node}: the answer to timed-out request {} dropped",
+                p.correlation_id
+            ));
+            return None;
+        }
+        match decoded.body {
+            ResponseBody::ApiVersions(body) => {
+                Some(ClientInput::ApiVersionsResponse { node, body })
+            }
+            ResponseBody::PushConfig(body) => Some(ClientInput::PushConfigResponse { node, body }),
+            _ => None,
+        }
+    }
+}
