@@ -85,7 +85,14 @@ fn an_unreachable_tcp_target_stops_the_run_with_exit_3_before_any_scenario() {
         )),
         "{stderr}"
     );
-    assert!(!reports.exists(), "nothing ran, so no report");
+    // Nothing ran: the report says the run was aborted and why (no earlier run's verdict
+    // survives it).
+    let results = std::fs::read_to_string(reports.join("results.json")).expect("results.json");
+    let v: serde_json::Value = serde_json::from_str(&results).expect("json");
+    assert!(
+        v["aborted"].as_str().is_some_and(|why| why.contains("unreachable")),
+        "{results}"
+    );
     // `list` says the same.
     let out = kipcheck()
         .args(["list", "--target", &format!("tcp://{addr}")])
@@ -181,7 +188,13 @@ fn a_bad_value_in_a_sent_body_is_located_at_the_field_with_its_type_and_value() 
     let body = "title: t\nkip: KIP-1294\ngrade: MUST\nroles: [controller]\nsteps:\n  - send:\n      api: AlterConfigs\n      version: 2\n      body:\n        Resources:\n          - { ResourceType: 70000, ResourceName: \"1\", Configs: [] }\n        ValidateOnly: false\n  - expect_response: { body: { ThrottleTimeMs: 0 } }\n";
     let d = suite("bad-value", &[("s", body.to_owned())]);
     let out = kipcheck()
-        .args(["run", "--scenarios", d.join("scenarios").to_str().unwrap()])
+        .args([
+            "run",
+            "--scenarios",
+            d.join("scenarios").to_str().unwrap(),
+            "--report-dir",
+            d.join("reports").to_str().unwrap(),
+        ])
         .output()
         .expect("runs");
     assert_eq!(code(&out), i32::from(exit::USAGE));
