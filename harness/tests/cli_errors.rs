@@ -90,7 +90,9 @@ fn an_unreachable_tcp_target_stops_the_run_with_exit_3_before_any_scenario() {
     let results = std::fs::read_to_string(reports.join("results.json")).expect("results.json");
     let v: serde_json::Value = serde_json::from_str(&results).expect("json");
     assert!(
-        v["aborted"].as_str().is_some_and(|why| why.contains("unreachable")),
+        v["aborted"]
+            .as_str()
+            .is_some_and(|why| why.contains("unreachable")),
         "{results}"
     );
     // `list` says the same.

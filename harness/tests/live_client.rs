@@ -88,6 +88,7 @@ impl Client {
                 embedded,
                 bootstrap: vec![srv.local_addr().to_string()],
                 user_config: config(user),
+                timing_defaults: Default::default(),
             },
             profile: SpecProfile::default(),
             faults,

@@ -36,20 +36,29 @@ pub struct ListArgs {
 pub fn run(a: ListArgs) -> anyhow::Result<ExitCode> {
     let (target, chosen) = match prepare(&a.target, &a.select) {
         Ok(p) => p,
-        Err(code) => return Ok(code),
+        Err((code, _)) => return Ok(code),
     };
     print!("{}", plan(&chosen, target.as_ref(), a.json)?);
     Ok(ExitCode::SUCCESS)
 }
 
+/// A built target and the scenarios selected for it.
+pub(super) type Prepared = (Arc<dyn Target>, Vec<Scenario>);
+
 /// The target (built first: a bad or unreachable one ends the command before the suite is
-/// read) and the selected scenarios, or the exit code to end with (after printing why).
+/// read) and the selected scenarios, or the exit code to end with and why (printed already).
 pub(super) fn prepare(
     target: &TargetArgs,
     select: &SelectArgs,
-) -> Result<(Arc<dyn Target>, Vec<Scenario>), ExitCode> {
+) -> Result<Prepared, (ExitCode, String)> {
     let target = target.build()?;
-    Ok((target, select.select()?))
+    let chosen = select.select().map_err(|code| {
+        (
+            code,
+            "the scenarios were not loaded (see the error above)".to_owned(),
+        )
+    })?;
+    Ok((target, chosen))
 }
 
 fn grade_name(g: Grade) -> &'static str {

@@ -87,7 +87,7 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     if a.dry_run {
         let (target, chosen) = match prepare(&a.target, &a.select) {
             Ok(p) => p,
-            Err(code) => return Ok(code),
+            Err((code, _)) => return Ok(code),
         };
         print!("{}", plan(&chosen, target.as_ref(), a.json)?);
         return Ok(ExitCode::SUCCESS);
@@ -98,10 +98,8 @@ pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let mut reporters = standard_reporters(&a.report_dir, terminal).map_err(|e| anyhow!("{e}"))?;
     let (target, chosen) = match prepare(&a.target, &a.select) {
         Ok(p) => p,
-        Err(code) => {
-            let _ = reporters.abort(
-                "the target did not start, is unreachable, or the scenarios did not load (see the error above)",
-            );
+        Err((code, why)) => {
+            let _ = reporters.abort(&why);
             return Ok(code);
         }
     };

@@ -129,23 +129,31 @@ impl TargetArgs {
         })
     }
 
-    /// The target, or the exit code to end with (after printing why): 2 for a bad
-    /// specification or capability, 3 for a target that fails to start or is unreachable.
-    pub fn build(&self) -> Result<Arc<dyn Target>, ExitCode> {
-        if let Some(why) = self.capability_error() {
+    /// The target, or the exit code to end with and the reason (printed already, and kept
+    /// for an ABORTED report): 2 for a bad specification or capability, 3 for a target that
+    /// fails to start or is unreachable.
+    pub fn build(&self) -> Result<Arc<dyn Target>, (ExitCode, String)> {
+        let fail = |code: u8, why: String| {
             eprintln!("kipcheck: {why}");
-            return Err(ExitCode::from(EXIT_USAGE));
+            (ExitCode::from(code), why)
+        };
+        if let Some(why) = self.capability_error() {
+            return Err(fail(EXIT_USAGE, why));
         }
         let target = self
             .options()
             .and_then(|opts| target_from_spec(&self.target, &opts))
             .map_err(|e| {
-                eprintln!("kipcheck: {e}");
-                ExitCode::from(exit_for(&e))
+                let (code, _) = fail(exit_for(&e), e.to_string());
+                let why = if exit_for(&e) == EXIT_TARGET {
+                    format!("the target did not start: {e}")
+                } else {
+                    e.to_string()
+                };
+                (code, why)
             })?;
         if let Some(why) = target.unreachable() {
-            eprintln!("kipcheck: target unreachable: {why}");
-            return Err(ExitCode::from(EXIT_TARGET));
+            return Err(fail(EXIT_TARGET, format!("target unreachable: {why}")));
         }
         Ok(match self.observe {
             Observe::Target => target,

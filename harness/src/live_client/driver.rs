@@ -154,7 +154,10 @@ pub async fn run_client(
         faults,
         seed,
     } = opts;
-    let profile = super::configured_timings(&profile, &setup.user_config);
+    let profile = super::configured_timings(
+        &super::configured_timings(&profile, &setup.timing_defaults),
+        &setup.user_config,
+    );
     let model = if setup.embedded {
         ClientModel::new_embedded(setup.client_type, setup.user_config.clone(), &profile, seed)
     } else {

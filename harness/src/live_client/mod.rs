@@ -84,6 +84,9 @@ pub struct ClientSetup {
     /// The user configuration the model gets: every key but `kipcheck.*` and
     /// `bootstrap.servers` (which the reference model is never given either).
     pub user_config: BTreeMap<String, String>,
+    /// Timing defaults kipcheck wrote (`kipcheck.default.KEY`, prefix removed): the client
+    /// runs with them as its defaults without treating them as user-set.
+    pub timing_defaults: BTreeMap<String, String>,
 }
 
 impl ClientSetup {
@@ -129,11 +132,16 @@ impl ClientSetup {
             .filter(|(k, _)| !k.starts_with(KIPCHECK_PREFIX) && k.as_str() != BOOTSTRAP_KEY)
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
+        let timing_defaults = props
+            .iter()
+            .filter_map(|(k, v)| Some((k.strip_prefix(DEFAULT_KEY_PREFIX)?.to_owned(), v.clone())))
+            .collect();
         Ok(Self {
             client_type,
             embedded,
             bootstrap,
             user_config,
+            timing_defaults,
         })
     }
 }
@@ -164,13 +172,10 @@ pub fn client_fault(name: &str) -> Result<Fault, LiveClientError> {
 }
 
 /// The timing keys a configuration can set, each with the profile default it stands for.
-const TIMING_KEYS: [&str; 5] = [
-    "retry.backoff.ms",
-    "retry.backoff.max.ms",
-    "request.timeout.ms",
-    "default.api.timeout.ms",
-    "max.block.ms",
-];
+use crate::model::TIMELINE_CONFIG_KEYS as TIMING_KEYS;
+
+/// The prefix of the scaled timing defaults kipcheck's `client-cmd:` writes into `{config}`.
+pub const DEFAULT_KEY_PREFIX: &str = "kipcheck.default.";
 
 /// The profile with its timing defaults replaced by the configuration's timing keys (a whole
 /// number of ms each). For a key the client type defines, the model takes the configured value

@@ -43,7 +43,7 @@ pub use profile::{
     AuditDirection, BrokerEntryChecks, DefaultKeyLists, Defaults, IncrementalInvalidValue,
     MvValidatorInclusion, ProfileError, RegistrationRejection, RequestTimeoutAction,
     Reregistration, SizeMeasure, SpecProfile, Timing, UnadvertisedPushConfigReply,
-    UpdateFeaturesPrecedence,
+    UpdateFeaturesPrecedence, TIMELINE_CONFIG_KEYS,
 };
 pub use rng::ModelRng;
 pub use sensitivity::{classify, SensitivityRule};

@@ -291,6 +291,16 @@ impl Timing {
     }
 }
 
+/// The client configuration keys that set the handshake's timeline (the profile's timing
+/// defaults stand for them): the keys a real-clock run scales with `--time-scale`.
+pub const TIMELINE_CONFIG_KEYS: [&str; 5] = [
+    "retry.backoff.ms",
+    "retry.backoff.max.ms",
+    "request.timeout.ms",
+    "default.api.timeout.ms",
+    "max.block.ms",
+];
+
 /// Every knob of the model. `SpecProfile::default()` is kip-notes' recommended reading.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

@@ -181,6 +181,17 @@ impl Target for ClientCmdTarget {
     }
 
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
+        if config
+            .setup
+            .client
+            .as_ref()
+            .is_some_and(|c| c.config.contains_key("bootstrap.servers"))
+        {
+            return Err(AdapterError::Unsupported(
+                "the scenario sets bootstrap.servers, which a live client needs for kipcheck's listeners"
+                    .into(),
+            ));
+        }
         if let Some(reason) = self.cannot_configure(&config) {
             return Err(AdapterError::Unsupported(reason));
         }

@@ -34,8 +34,13 @@ pub fn scale_ms(ms: u64, scale: f64) -> u64 {
 
 /// True if `key` holds a duration in ms (`retry.backoff.ms`, `request.timeout.ms`, ...).
 pub fn is_timing_key(key: &str) -> bool {
-    key.ends_with(".ms")
+    crate::model::TIMELINE_CONFIG_KEYS.contains(&key)
 }
+
+/// The prefix of the keys under which `{config}` carries the scaled timing defaults
+/// (`kipcheck.default.request.timeout.ms=3000`): a client that knows kipcheck's keys runs
+/// with them as its defaults; the keys stay defaults (IsDefault true, not pushed as user-set).
+pub const DEFAULT_KEY_PREFIX: &str = "kipcheck.default.";
 
 /// The timing keys and values the client runs with when kipcheck does not write them: the
 /// profile's defaults (`request.timeout.ms`, the backoffs, and the handshake deadline:
@@ -56,8 +61,9 @@ pub fn default_timing_keys(client_type: ClientType, profile: &SpecProfile) -> Ve
 }
 
 /// The client configuration kipcheck writes: the scenario's `setup.client.config` with every
-/// timing key scaled by `scale`, plus (when `scale` is not 1) the default timing keys the
-/// scenario does not set, scaled. `kipcheck.*` and `bootstrap.servers` are not included.
+/// timeline key ([`crate::model::TIMELINE_CONFIG_KEYS`]) scaled by `scale`, plus (when `scale`
+/// is not 1) the timeline defaults the scenario does not set, scaled, under
+/// [`DEFAULT_KEY_PREFIX`]. `kipcheck.client.*` and `bootstrap.servers` are not included.
 pub fn scaled_client_config(
     client: Option<&ClientSetup>,
     profile: &SpecProfile,
@@ -76,8 +82,12 @@ pub fn scaled_client_config(
     }
     if scale != 1.0 {
         for (k, ms) in default_timing_keys(client_type, profile) {
-            out.entry(k.to_owned())
-                .or_insert_with(|| scale_ms(ms, scale).to_string());
+            if !out.contains_key(k) {
+                out.insert(
+                    format!("{DEFAULT_KEY_PREFIX}{k}"),
+                    scale_ms(ms, scale).to_string(),
+                );
+            }
         }
     }
     out
@@ -93,7 +103,9 @@ pub fn rewritten_keys(
     let own = client.map(|c| &c.config);
     scaled_client_config(client, profile, scale)
         .into_iter()
-        .filter(|(k, v)| own.and_then(|c| c.get(k)) != Some(v))
+        .filter(|(k, v)| {
+            !k.starts_with(DEFAULT_KEY_PREFIX) && own.and_then(|c| c.get(k)) != Some(v)
+        })
         .map(|(k, _)| k)
         .collect()
 }
@@ -252,11 +264,12 @@ mod tests {
         let want: BTreeMap<String, String> = [
             ("acks", "all"),
             ("bad.ms", "soon"),
-            ("delivery.timeout.ms", "1"),
+            // Not a timeline key: as the scenario wrote it.
+            ("delivery.timeout.ms", "3"),
+            ("kipcheck.default.max.block.ms", "6000"),
+            ("kipcheck.default.request.timeout.ms", "3000"),
+            ("kipcheck.default.retry.backoff.max.ms", "100"),
             ("linger.ms", "0"),
-            ("max.block.ms", "6000"),
-            ("request.timeout.ms", "3000"),
-            ("retry.backoff.max.ms", "100"),
             ("retry.backoff.ms", "25"),
         ]
         .into_iter()
@@ -265,19 +278,15 @@ mod tests {
         assert_eq!(got, want);
         assert_eq!(
             rewritten_keys(Some(&c), &SpecProfile::default(), 0.1),
-            [
-                "delivery.timeout.ms",
-                "max.block.ms",
-                "request.timeout.ms",
-                "retry.backoff.max.ms",
-                "retry.backoff.ms"
-            ]
+            ["retry.backoff.ms"]
         );
         // At 1 nothing is added or changed.
         assert!(rewritten_keys(Some(&c), &SpecProfile::default(), 1.0).is_empty());
         let consumer = scaled_client_config(None, &SpecProfile::default(), 0.5);
         assert_eq!(
-            consumer.get("default.api.timeout.ms").map(String::as_str),
+            consumer
+                .get("kipcheck.default.default.api.timeout.ms")
+                .map(String::as_str),
             Some("30000")
         );
     }

@@ -34,10 +34,10 @@ impl Exec<'_> {
             Some(t) if self.awaiting_first_request => {
                 t.deadline(e.within_ms).max(STARTUP_ALLOWANCE_MS)
             }
-            Some(t) => t.deadline(e.within_ms),
+            Some(t) => t.deadline(e.within_ms) + self.ahead_ms(),
             None => e.within_ms,
         };
-        let got = self.session.next_request(wait).await?;
+        let got = self.next_request_from(e.from.as_ref(), wait).await?;
         let measured = got
             .as_ref()
             .map(|r| r.at_ms.saturating_sub(self.last_step_end));
@@ -159,8 +159,12 @@ impl Exec<'_> {
             .real
             .as_ref()
             .map_or(e.within_ms, |t| t.quiet(e.within_ms));
-        let deadline = self.session.now_ms() + watch;
+        let started = self.session.now_ms();
+        let deadline = started + watch;
         let outcome = self.watch_no_request(e, deadline).await;
+        if let Some(t) = &self.real {
+            self.nominal_step_end = Some(started + t.scaled(e.within_ms));
+        }
         let measured = match &outcome {
             Err(_) => Some(self.session.now_ms().saturating_sub(self.last_step_end)),
             Ok(()) => None,
@@ -180,9 +184,30 @@ impl Exec<'_> {
         e: &ExpectNoRequestStep,
         deadline: u64,
     ) -> Result<(), StepFail> {
+        // A held request (real clock: it came out of turn) the watch forbids is judged first.
+        let numbers = self.numbers;
+        let forbidden = |r: &crate::adapter::OutRequest| {
+            e.from.as_ref().is_none_or(|f| f.contains(r.node))
+                && e.api.as_ref().is_none_or(|a| {
+                    let payload = r.frame.get(4..).unwrap_or_default();
+                    RequestBody::info_by_name(a).map(|i| i.api_key)
+                        == crate::codec::decode_request_header(payload, 4, &numbers)
+                            .ok()
+                            .map(|(_, _, key, _)| key)
+                })
+        };
+        let mut held = self
+            .held
+            .iter()
+            .position(forbidden)
+            .and_then(|i| self.held.remove(i));
         loop {
             let left = deadline.saturating_sub(self.session.now_ms());
-            let Some(req) = self.session.next_request(left).await? else {
+            let next = match held.take() {
+                Some(r) => Some(r),
+                None => self.session.next_request(left).await?,
+            };
+            let Some(req) = next else {
                 break;
             };
             let (node, api_key, _, body_json) = self.take_request(&req)?;
@@ -233,7 +258,7 @@ impl Exec<'_> {
         let wait = self
             .real
             .as_ref()
-            .map_or(e.within_ms, |t| t.deadline(e.within_ms));
+            .map_or(e.within_ms, |t| t.deadline(e.within_ms) + self.ahead_ms());
         let got = self.session.next_release(wait).await?;
         let measured = got.map(|(_, at)| at.saturating_sub(self.last_step_end));
         self.record_within(e.within_ms, wait, measured);
@@ -349,6 +374,38 @@ impl Exec<'_> {
     }
 
     /// Decodes a request the target sent and records it as awaiting an answer.
+    /// The next request for `expect_request`. On a real clock, requests on different
+    /// connections reach kipcheck in no guaranteed order (one reader per socket), so one from
+    /// a node the step does not name is held for a later step instead of judged out of turn;
+    /// a held request is taken first when its node is asked for.
+    async fn next_request_from(
+        &mut self,
+        from: Option<&crate::scenario::Nodes>,
+        wait: u64,
+    ) -> Result<Option<crate::adapter::OutRequest>, StepFail> {
+        let wanted = |node: i32| from.is_none_or(|f| f.contains(node));
+        if let Some(i) = self.held.iter().position(|r| wanted(r.node)) {
+            return Ok(self.held.remove(i));
+        }
+        if self.real.is_none() {
+            return Ok(self.session.next_request(wait).await?);
+        }
+        let deadline = self.session.now_ms() + wait;
+        loop {
+            let left = deadline.saturating_sub(self.session.now_ms());
+            match self.session.next_request(left).await? {
+                Some(r) if !wanted(r.node) && left > 0 => self.held.push_back(r),
+                other => return Ok(other),
+            }
+        }
+    }
+
+    /// How far the timeline's last step end lies ahead of now (a real-clock
+    /// `expect_no_request` watches less than its window): a wait counts from that end.
+    fn ahead_ms(&self) -> u64 {
+        self.last_step_end.saturating_sub(self.session.now_ms())
+    }
+
     fn take_request(
         &mut self,
         req: &crate::adapter::OutRequest,

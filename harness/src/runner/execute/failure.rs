@@ -21,6 +21,9 @@ pub(super) struct StepFailure {
     pub(super) mismatches: Vec<Mismatch>,
     pub(super) raw_hex: Option<String>,
     pub(super) errored: bool,
+    /// The target cannot take this step (`AdapterError::Unsupported`): the scenario is
+    /// unsupported on it, with this reason, not errored.
+    pub(super) unsupported: Option<String>,
 }
 
 impl StepFailure {
@@ -32,6 +35,7 @@ impl StepFailure {
             mismatches: Vec::new(),
             raw_hex: None,
             errored: false,
+            unsupported: None,
         })
     }
 }
@@ -40,6 +44,9 @@ impl From<AdapterError> for StepFail {
     fn from(e: AdapterError) -> Self {
         let mut f = StepFailure::msg(e.to_string());
         f.errored = true;
+        if let AdapterError::Unsupported(reason) = e {
+            f.unsupported = Some(reason);
+        }
         f
     }
 }

@@ -100,6 +100,13 @@ pub(super) struct Exec<'a> {
     pub(super) received: BTreeMap<i32, VecDeque<Received>>,
     pub(super) next_correlation: i32,
     pub(super) last_step_end: u64,
+    /// Where the step just taken ends on the scenario's timeline when that is not "now": a
+    /// real-clock `expect_no_request` watches less than its window (the tolerance), but the
+    /// next `after_ms` still counts from the window's end.
+    pub(super) nominal_step_end: Option<u64>,
+    /// Real clock: requests that arrived from a node an `expect_request` did not name, held
+    /// for the step that names it (see `next_request_from`).
+    pub(super) held: std::collections::VecDeque<crate::adapter::OutRequest>,
     pub(super) event_cursor: usize,
     /// Values captured by `$capture` patterns in this run, for `$eq_captured`/`$ne_captured`.
     pub(super) captures: Captures,
@@ -240,6 +247,8 @@ pub async fn execute_into(
         received: BTreeMap::new(),
         next_correlation: 1,
         last_step_end: 0,
+        nominal_step_end: None,
+        held: std::collections::VecDeque::new(),
         event_cursor: 0,
         captures: Captures::default(),
         real: caps
@@ -269,6 +278,13 @@ pub async fn execute_into(
             judged += 1;
         }
         if let Err(f) = result {
+            if let Some(reason) = f.unsupported {
+                // A step this target cannot take (e.g. `connect` on a live client): nothing
+                // about the implementation follows from it.
+                let mut out = ScenarioOutcome::unsupported(vec![UnsupportedCause::Target(reason)]);
+                out.simulated_ms = ex.session.now_ms();
+                return out;
+            }
             let verdict = if f.errored {
                 Verdict::Errored
             } else {
@@ -296,7 +312,8 @@ pub async fn execute_into(
                 exchange: ex.log.finish(),
             };
         }
-        ex.last_step_end = ex.session.now_ms();
+        let now = ex.session.now_ms();
+        ex.last_step_end = ex.nominal_step_end.take().map_or(now, |end| end.max(now));
     }
     // The steps are done: a live client is told so (and one that already exited errors).
     if let Err(e) = ex.session.finish().await {
