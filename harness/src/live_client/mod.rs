@@ -174,8 +174,7 @@ pub fn client_fault(name: &str) -> Result<Fault, LiveClientError> {
 /// The timing keys a configuration can set, each with the profile default it stands for.
 use crate::model::TIMELINE_CONFIG_KEYS as TIMING_KEYS;
 
-/// The prefix of the scaled timing defaults kipcheck's `client-cmd:` writes into `{config}`.
-pub const DEFAULT_KEY_PREFIX: &str = "kipcheck.default.";
+use crate::model::TIMELINE_DEFAULT_PREFIX as DEFAULT_KEY_PREFIX;
 
 /// The profile with its timing defaults replaced by the configuration's timing keys (a whole
 /// number of ms each). For a key the client type defines, the model takes the configured value

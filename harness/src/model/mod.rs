@@ -43,7 +43,7 @@ pub use profile::{
     AuditDirection, BrokerEntryChecks, DefaultKeyLists, Defaults, IncrementalInvalidValue,
     MvValidatorInclusion, ProfileError, RegistrationRejection, RequestTimeoutAction,
     Reregistration, SizeMeasure, SpecProfile, Timing, UnadvertisedPushConfigReply,
-    UpdateFeaturesPrecedence, TIMELINE_CONFIG_KEYS,
+    UpdateFeaturesPrecedence, TIMELINE_CONFIG_KEYS, TIMELINE_DEFAULT_PREFIX,
 };
 pub use rng::ModelRng;
 pub use sensitivity::{classify, SensitivityRule};

@@ -301,6 +301,11 @@ pub const TIMELINE_CONFIG_KEYS: [&str; 5] = [
     "max.block.ms",
 ];
 
+/// The prefix under which a live client's `{config}` carries the scaled defaults of the
+/// [`TIMELINE_CONFIG_KEYS`] (`kipcheck.default.request.timeout.ms=3000`): written by
+/// `client-cmd:`, read by `kipcheck client`; the keys stay defaults, not user-set.
+pub const TIMELINE_DEFAULT_PREFIX: &str = "kipcheck.default.";
+
 /// Every knob of the model. `SpecProfile::default()` is kip-notes' recommended reading.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

@@ -37,10 +37,7 @@ pub fn is_timing_key(key: &str) -> bool {
     crate::model::TIMELINE_CONFIG_KEYS.contains(&key)
 }
 
-/// The prefix of the keys under which `{config}` carries the scaled timing defaults
-/// (`kipcheck.default.request.timeout.ms=3000`): a client that knows kipcheck's keys runs
-/// with them as its defaults; the keys stay defaults (IsDefault true, not pushed as user-set).
-pub const DEFAULT_KEY_PREFIX: &str = "kipcheck.default.";
+pub use crate::model::TIMELINE_DEFAULT_PREFIX as DEFAULT_KEY_PREFIX;
 
 /// The timing keys and values the client runs with when kipcheck does not write them: the
 /// profile's defaults (`request.timeout.ms`, the backoffs, and the handshake deadline:
