@@ -401,3 +401,47 @@ fn a_time_scale_outside_0_to_1_or_without_config_is_refused() {
         Some(0.5)
     );
 }
+
+/// `kipcheck client` (the live reference client) on the two scenarios whose `connect` steps
+/// travel over the connect channel: nodes 2 and 3 given after the push, and node 1 given back
+/// after a disconnect with the PushConfig in flight. Without `connect_requests` both are
+/// unsupported with that reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_connect_channel_gives_a_live_client_its_connections() {
+    let command = format!(
+        "{} client --bootstrap {{bootstrap}} --config {{config}} --profile {{profile}}",
+        env!("CARGO_BIN_EXE_kipcheck")
+    );
+    let filters = Filters {
+        ids: vec![
+            "c1324-once-not-per-connection".into(),
+            "c1324-retry-on-disconnect".into(),
+        ],
+        ..Filters::default()
+    };
+    let mut opts = scaled_options(vec![Capability::UserRequests, Capability::ConnectRequests]);
+    opts.time_scale = Some(0.1);
+    let (results, summary) = run_selected(&command, &filters, 2, &opts).await;
+    assert_eq!(
+        verdicts(&results),
+        vec![
+            (
+                "c1324-once-not-per-connection".into(),
+                "Passed".into(),
+                None
+            ),
+            ("c1324-retry-on-disconnect".into(), "Passed".into(), None),
+        ]
+    );
+    assert_eq!((summary.passed, summary.failed, summary.errored), (2, 0, 0));
+    let opts = scaled_options(vec![Capability::UserRequests]);
+    let (results, _) = run_selected(&command, &filters, 2, &opts).await;
+    for r in &results {
+        assert_eq!(
+            r.unsupported_reason.as_deref(),
+            Some("target lacks connect_requests"),
+            "{}",
+            r.id
+        );
+    }
+}

@@ -110,10 +110,15 @@ impl Client {
     }
 
     fn user_request(&self, id: u64) {
+        self.control(Control::UserRequest(id));
+    }
+
+    /// A line on the control channel.
+    fn control(&self, c: Control) {
         self.control
             .as_ref()
             .expect("running")
-            .send(Control::UserRequest(id))
+            .send(c)
             .expect("client alive");
     }
 
@@ -371,6 +376,55 @@ async fn a_broker_that_closes_mid_push_is_not_redialled_and_the_deadline_release
         keys(&srv.recorder().records()),
         vec![API_VERSIONS, PUSH_CONFIG]
     );
+}
+
+/// Waits until `srv` has recorded `n` requests.
+async fn until_requests(srv: &Server, n: usize) {
+    let until = Instant::now() + WAIT;
+    while keys(&srv.recorder().records()).len() < n {
+        assert!(
+            Instant::now() < until,
+            "fewer than {n} requests within {WAIT:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// `connect` on the control channel: a bootstrap address is the same node again (the retry
+/// after the disconnect goes out on the new connection after ApiVersions), a new address is a
+/// new node (ApiVersions only: the handshake is done once per client).
+#[tokio::test]
+async fn a_connect_control_reconnects_a_known_node_and_opens_a_new_one() {
+    let close = ScriptStep {
+        delay_ms: 0,
+        reply: PushReply::Disconnect,
+    };
+    let srv = server(vec![close], BrokerSetup::default()).await;
+    let other = server(Vec::new(), BrokerSetup::default()).await;
+    let mut c = Client::start(
+        &srv,
+        ClientType::Consumer,
+        &[("group.id", "g")],
+        Faults::none(),
+    );
+    c.user_request(1);
+    until_requests(&srv, 2).await;
+    c.control(Control::Connect {
+        node: 1,
+        addr: srv.local_addr().to_string(),
+    });
+    assert_eq!(c.released().await.0, 1);
+    assert_eq!(
+        keys(&srv.recorder().records()),
+        vec![API_VERSIONS, PUSH_CONFIG, API_VERSIONS, PUSH_CONFIG]
+    );
+    c.control(Control::Connect {
+        node: 2,
+        addr: other.local_addr().to_string(),
+    });
+    until_requests(&other, 1).await;
+    c.stop().await;
+    assert_eq!(keys(&other.recorder().records()), vec![API_VERSIONS]);
 }
 
 /// The binary speaks the contract: `user_request <id>` in, `released <id>` out, exit 0 when

@@ -1,7 +1,8 @@
 //! `kipcheck client`: the reference client model on real sockets
 //! ([`kipcheck::live_client`]). Argument handling and the stdin/stdout channel only.
 //!
-//! stdin: one `user_request <id>` line per application request; end of input ends the
+//! stdin: one `user_request <id>` line per application request, one `connect <node>
+//! <host:port>` line per connection the scenario gives the client; end of input ends the
 //! client (exit 0). stdout: `released <id>` when that request may go ahead. stderr: the
 //! model's events and connection notes, one line each.
 
@@ -83,7 +84,7 @@ pub fn run(a: ClientArgs) -> anyhow::Result<ExitCode> {
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {
             let Ok(line) = line else { break };
-            match parse_control(&line) {
+            match Control::parse(&line) {
                 Some(c) => {
                     if control_tx.send(c).is_err() {
                         break;
@@ -110,12 +111,6 @@ pub fn run(a: ClientArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `user_request <id>` → the control message.
-fn parse_control(line: &str) -> Option<Control> {
-    let id = line.trim().strip_prefix("user_request ")?;
-    id.trim().parse().ok().map(Control::UserRequest)
-}
-
 fn print_report(r: &Report) {
     match r {
         Report::Released { id, .. } => {
@@ -128,25 +123,5 @@ fn print_report(r: &Report) {
             eprintln!("kipcheck client: {} ms event {json}", e.at.0);
         }
         Report::Note(n) => eprintln!("kipcheck client: {n}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn control_lines() {
-        assert_eq!(
-            parse_control("user_request 7"),
-            Some(Control::UserRequest(7))
-        );
-        assert_eq!(
-            parse_control("user_request 18446744073709551615\r"),
-            Some(Control::UserRequest(u64::MAX))
-        );
-        assert_eq!(parse_control("user_request -1"), None);
-        assert_eq!(parse_control("user_request"), None);
-        assert_eq!(parse_control("release 1"), None);
     }
 }

@@ -3,10 +3,11 @@
 //! - The profile's timing defaults are the configuration's timing keys where it sets them
 //!   ([`super::configured_timings`]).
 //! - At start the model gets `Start`, then one `Connected` per bootstrap address once its TCP
-//!   connection is up, one after the other (node ids `-1, -2, …` in `bootstrap.servers` order, as Kafka numbers
-//!   bootstrap nodes). These are the only connections it opens: like the reference model,
-//!   it never reconnects on its own and connects to no other node (a scenario's `connect`
-//!   steps are the runner's, not the client's).
+//!   connection is up, one after the other (node ids `-1, -2, …` in `bootstrap.servers` order,
+//!   as Kafka numbers bootstrap nodes). Like the reference model, it never reconnects on its
+//!   own and connects to no other node by itself: a scenario's `connect` steps reach it as
+//!   [`Control::Connect`] (a `connect <node> <host:port>` line), and it opens that connection
+//!   (an address it already knows keeps its node id, so a reconnection is the same node).
 //! - Each model output is performed: `Send` writes the request frame (responses are matched
 //!   by order and correlation id), `ReleaseUserRequest` becomes a [`Report::Released`],
 //!   `WakeAt` arms the one timer, events are reported.
@@ -58,10 +59,35 @@ pub struct LiveOptions {
 }
 
 /// What the application asks of the client.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Control {
     /// An application request (e.g. `send()`); its release is reported.
     UserRequest(u64),
+    /// Open a connection to `addr` (the network gives the client a connection to that node).
+    Connect {
+        /// The node's id as the scenario names it; an address the client already knows
+        /// keeps the id it has.
+        node: NodeId,
+        /// `host:port`.
+        addr: String,
+    },
+}
+
+impl Control {
+    /// One line of the control channel: `user_request <id>` or `connect <node> <host:port>`;
+    /// `None` for anything else.
+    pub fn parse(line: &str) -> Option<Self> {
+        let mut words = line.split_whitespace();
+        let control = match (words.next()?, words.next()?, words.next()) {
+            ("user_request", id, None) => Control::UserRequest(id.parse().ok()?),
+            ("connect", node, Some(addr)) => Control::Connect {
+                node: node.parse().ok()?,
+                addr: addr.to_owned(),
+            },
+            _ => return None,
+        };
+        words.next().is_none().then_some(control)
+    }
 }
 
 /// What the client reports.
@@ -135,8 +161,12 @@ struct Driver {
     inbox: VecDeque<ClientInput>,
     /// Bootstrap nodes not yet connected, in order.
     to_connect: VecDeque<(NodeId, String)>,
-    /// The task opening the current one.
-    connector: Option<JoinHandle<()>>,
+    /// The bootstrap node being connected and the task opening it.
+    connector: Option<(NodeId, JoinHandle<()>)>,
+    /// Connections asked for on the control channel, being opened.
+    asked: Vec<JoinHandle<()>>,
+    /// Every address the client has a node id for.
+    known: BTreeMap<String, NodeId>,
     reports: mpsc::UnboundedSender<Report>,
     net: mpsc::UnboundedSender<NetEvent>,
 }
@@ -182,6 +212,8 @@ pub async fn run_client(
         inbox: VecDeque::new(),
         to_connect: VecDeque::new(),
         connector: None,
+        asked: Vec::new(),
+        known: BTreeMap::new(),
         reports,
         net,
     };
@@ -200,6 +232,11 @@ pub async fn run_client(
             )
         })
         .collect();
+    d.known = d
+        .to_connect
+        .iter()
+        .map(|(node, addr)| (addr.clone(), *node))
+        .collect();
     d.connect_next();
     loop {
         let wake = d.wake.map(|t| d.start + Duration::from_millis(t.0));
@@ -212,6 +249,7 @@ pub async fn run_client(
         tokio::select! {
             c = control.recv() => match c {
                 Some(Control::UserRequest(id)) => d.feed(ClientInput::UserRequest { id }).await,
+                Some(Control::Connect { node, addr }) => d.connect_asked(node, addr),
                 None => break,
             },
             Some(ev) = net_rx.recv() => d.on_net(ev).await,
@@ -221,7 +259,10 @@ pub async fn run_client(
             }
         }
     }
-    if let Some(c) = d.connector.take() {
+    if let Some((_, c)) = d.connector.take() {
+        c.abort();
+    }
+    for c in d.asked.drain(..) {
         c.abort();
     }
     d.conns.clear();
@@ -290,8 +331,16 @@ impl Driver {
     /// Starts opening the next bootstrap connection, if any.
     fn connect_next(&mut self) {
         if let Some((node, addr)) = self.to_connect.pop_front() {
-            self.connector = Some(tokio::spawn(connect(node, addr, self.net.clone())));
+            self.connector = Some((node, tokio::spawn(connect(node, addr, self.net.clone()))));
         }
+    }
+
+    /// Starts opening the connection the control channel asked for.
+    fn connect_asked(&mut self, node: NodeId, addr: String) {
+        let node = *self.known.entry(addr.clone()).or_insert(node);
+        self.asked.retain(|t| !t.is_finished());
+        self.asked
+            .push(tokio::spawn(connect(node, addr, self.net.clone())));
     }
 
     fn note(&self, text: String) {
@@ -439,7 +488,10 @@ impl Driver {
                 );
                 self.note(format!("node {node}: connected"));
                 self.feed(ClientInput::Connected { node }).await;
-                self.connect_next();
+                if self.connector.as_ref().is_some_and(|(n, _)| *n == node) {
+                    self.connector = None;
+                    self.connect_next();
+                }
             }
             NetEvent::Frame {
                 node,

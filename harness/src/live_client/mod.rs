@@ -246,6 +246,44 @@ mod tests {
     }
 
     #[test]
+    fn control_lines() {
+        assert_eq!(
+            Control::parse("user_request 7"),
+            Some(Control::UserRequest(7))
+        );
+        assert_eq!(
+            Control::parse("user_request 18446744073709551615\r"),
+            Some(Control::UserRequest(u64::MAX))
+        );
+        assert_eq!(
+            Control::parse("connect 2 127.0.0.1:9092"),
+            Some(Control::Connect {
+                node: 2,
+                addr: "127.0.0.1:9092".into()
+            })
+        );
+        assert_eq!(
+            Control::parse(" connect -1 h:1 \r"),
+            Some(Control::Connect {
+                node: -1,
+                addr: "h:1".into()
+            })
+        );
+        for bad in [
+            "user_request -1",
+            "user_request",
+            "user_request 1 2",
+            "release 1",
+            "connect 2",
+            "connect x h:1",
+            "connect 1 h:1 extra",
+            "",
+        ] {
+            assert_eq!(Control::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
     fn client_faults_are_the_client_ones() {
         let names: Vec<&str> = client_faults().iter().map(|f| f.name()).collect();
         assert!(names.contains(&"ignores-throttle"));

@@ -67,6 +67,11 @@ pub enum Capability {
     /// request may proceed (in-process and `exec:` targets take user requests through their
     /// own interface and need no declaration).
     UserRequests,
+    /// The `client-cmd:` client program takes `connect <node> <host:port>` lines on its stdin
+    /// and opens a connection to that address: how a scenario's `connect` step (the network
+    /// giving the client a connection to another node, or back to one it lost) reaches a live
+    /// client. In-process and `exec:` targets need no declaration.
+    ConnectRequests,
 }
 
 impl Role {
@@ -565,7 +570,8 @@ impl Step {
     /// no events they are recorded as not observed (a scenario that only an observation can
     /// judge says `requires: [events]`). On a target with a real clock (`real_clock`) every
     /// timed step runs on the wall clock (waits, sleeps, tolerance windows) and needs no
-    /// virtual clock; user requests then need the `user_requests` channel.
+    /// virtual clock; user requests then need the `user_requests` channel, `connect` steps the
+    /// `connect_requests` one.
     pub fn needs(&self, real_clock: bool) -> Vec<Capability> {
         match self {
             Step::Failover => vec![Capability::Failover],
@@ -574,6 +580,7 @@ impl Step {
             {
                 vec![Capability::UserRequests]
             }
+            Step::Connect { .. } if real_clock => vec![Capability::ConnectRequests],
             _ if real_clock => Vec::new(),
             Step::ExpectNoRequest(s) if s.real_time => Vec::new(),
             Step::Advance { .. } | Step::ExpectNoRequest(_) => vec![Capability::VirtualClock],

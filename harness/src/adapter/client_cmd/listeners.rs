@@ -50,7 +50,8 @@ pub(super) struct Conn {
 /// State the session shares with its listener and connection tasks.
 pub(super) struct Shared {
     pub(super) numbers: ProvisionalNumbers,
-    pub(super) brokers: Vec<MetadataBroker>,
+    /// Every emulated node with a listener (Metadata lists them), in the order they got one.
+    pub(super) brokers: std::sync::Mutex<Vec<MetadataBroker>>,
     pub(super) start: Instant,
     pub(super) conns: Mutex<BTreeMap<u64, Conn>>,
     pub(super) tx: mpsc::UnboundedSender<Ev>,
@@ -175,7 +176,8 @@ async fn handle_frame(
         known: &known,
         auto_create: true,
     };
-    let answer = metadata_answer(&shared.brokers, &catalog, &req);
+    let brokers = shared.brokers.lock().map(|b| b.clone()).unwrap_or_default();
+    let answer = metadata_answer(&brokers, &catalog, &req);
     let h = ResponseHeader {
         correlation_id: header.correlation_id,
         ..Default::default()

@@ -6,7 +6,9 @@
 //! `{profile}` the scenario's profile as JSON. The process (`process.rs`) lives until the
 //! steps are done: then its stdin is closed, it has 2 s to exit, and its group is killed; one
 //! that exits earlier makes the scenario errored. User requests go to its stdin, releases come
-//! back on its stdout (capability `user_requests`). The clock is real: the runner measures
+//! back on its stdout (capability `user_requests`); a `connect` step is a `connect <node>
+//! <host:port>` line (capability `connect_requests`), the node getting a listener then if it
+//! has none. The clock is real: the runner measures
 //! timings on it with the profile's tolerance and scales them by `--time-scale`.
 //! This module judges nothing: whether a request was right is the runner's call.
 
@@ -253,18 +255,21 @@ impl Target for ClientCmdTarget {
         let (tx, rx) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             numbers: config.profile.provisional,
-            brokers,
+            brokers: std::sync::Mutex::new(brokers),
             start: Instant::now(),
             conns: Mutex::new(BTreeMap::new()),
             tx,
         });
         let mut tasks = Vec::new();
-        for (node, _, l) in listeners {
+        let mut addrs = BTreeMap::new();
+        for (node, addr, l) in listeners {
+            addrs.insert(node, addr);
             tasks.push(tokio::spawn(accept_loop(node, l, shared.clone())));
         }
         Ok(Box::new(ClientCmdSession {
             command,
             shared,
+            addrs,
             rx,
             pending: BTreeMap::new(),
             tasks,
@@ -279,6 +284,8 @@ pub struct ClientCmdSession {
     /// The command with every placeholder substituted.
     command: String,
     shared: Arc<Shared>,
+    /// Each emulated node's listener address.
+    addrs: BTreeMap<i32, std::net::SocketAddr>,
     rx: mpsc::UnboundedReceiver<Ev>,
     /// Per node, the connections of its forwarded requests not yet answered, oldest first.
     pending: BTreeMap<i32, VecDeque<u64>>,
@@ -313,6 +320,61 @@ impl ClientCmdSession {
             Some(p) => p.check_exit().await,
             None => Ok(()),
         }
+    }
+
+    /// The address of `node`'s listener, opening one for a node the setup did not name.
+    async fn listener(&mut self, node: i32) -> Result<std::net::SocketAddr, AdapterError> {
+        if let Some(a) = self.addrs.get(&node) {
+            return Ok(*a);
+        }
+        let l = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = l.local_addr()?;
+        if let Ok(mut b) = self.shared.brokers.lock() {
+            b.push(MetadataBroker {
+                node_id: node,
+                host: addr.ip().to_string(),
+                port: i32::from(addr.port()),
+            });
+        }
+        self.tasks
+            .push(tokio::spawn(accept_loop(node, l, self.shared.clone())));
+        self.addrs.insert(node, addr);
+        Ok(addr)
+    }
+
+    /// The connection ids `node` has now.
+    async fn conns_of(&self, node: i32) -> Vec<u64> {
+        let conns = self.shared.conns.lock().await;
+        conns
+            .iter()
+            .filter(|(_, c)| c.node == node)
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// Tells the client to connect to `node`; returns once that connection is accepted (or
+    /// the client exited, or START_WAIT passed: the next step then judges a missing request).
+    async fn connect(&mut self, node: i32) -> Result<(), AdapterError> {
+        let addr = self.listener(node).await?;
+        let before = self.conns_of(node).await;
+        match self.process.as_mut() {
+            Some(p) => p.send_line(&format!("connect {node} {addr}")).await?,
+            None => return Err(unsupported("a connect before the client starts")),
+        }
+        let until = Instant::now() + START_WAIT;
+        while Instant::now() < until {
+            self.check_exit().await?;
+            if self
+                .conns_of(node)
+                .await
+                .iter()
+                .any(|c| !before.contains(c))
+            {
+                break;
+            }
+            tokio::time::sleep(START_POLL).await;
+        }
+        Ok(())
     }
 }
 
@@ -370,6 +432,7 @@ impl Session for ClientCmdSession {
                 }
                 self.check_exit().await
             }
+            PeerAction::Connect(node) => self.connect(node).await,
             PeerAction::UserRequest(id) => match self.process.as_mut() {
                 Some(p) => p.send_line(&format!("user_request {id}")).await,
                 None => Err(unsupported("a user request before the client starts")),
