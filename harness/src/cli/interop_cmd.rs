@@ -170,7 +170,7 @@ fn run_yaml_suites(env: &PeerEnv, m: &mut Matrix, a: &InteropArgs) -> anyhow::Re
         });
     }
     if !a.no_clients {
-        for c in &env.clients {
+        for c in &env.live_clients {
             let kind = SuiteKind::ClientLive;
             eprintln!("interop: {} ({})", c.name, kind.name());
             let spec = format!("client-cmd:{}", c.command);

@@ -53,8 +53,13 @@ pub struct ClientPeer {
 pub struct PeerEnv {
     /// Server peers, in a fixed order.
     pub servers: Vec<ServerPeer>,
-    /// Client programs, in a fixed order.
+    /// Client programs (their one-shot form), in a fixed order.
     pub clients: Vec<ClientPeer>,
+    /// Client programs in their live form (`client-cmd:`, docs/live-clients.md): the command
+    /// takes `{config}` (and `{profile}`) and builds the client type the scenario names, so
+    /// one program stands for a library's every client type. Read from
+    /// `KIPCHECK_LIVE_CLIENT_<NAME>`; the YAML live-client suite runs through these.
+    pub live_clients: Vec<ClientPeer>,
 }
 
 const SERVERS: &[(&str, &str, &str, &str, ServerRole, bool)] = &[
@@ -119,6 +124,15 @@ const CLIENTS: &[(&str, &str, &str)] = &[
     ("aiokafka", "AIOKAFKA", "aiokafka"),
 ];
 
+/// The live forms: one program per library.
+const LIVE_CLIENTS: &[(&str, &str, &str)] = &[
+    ("java-clients", "JAVA", "Apache Kafka Java clients"),
+    ("franz-go", "FRANZ_GO", "franz-go"),
+    ("librdkafka", "LIBRDKAFKA", "librdkafka (confluent-kafka)"),
+    ("kafka-python", "KAFKA_PYTHON", "kafka-python"),
+    ("aiokafka", "AIOKAFKA", "aiokafka"),
+];
+
 impl PeerEnv {
     /// Reads the peers from `lookup` (e.g. `|k| std::env::var(k).ok()`); unset or empty
     /// variables leave their peer out.
@@ -137,25 +151,29 @@ impl PeerEnv {
                 })
             })
             .collect();
-        let clients = CLIENTS
-            .iter()
-            .filter_map(|&(name, var, what)| {
-                get(&format!("KIPCHECK_CLIENT_{var}")).map(|command| ClientPeer {
-                    name,
-                    software: format!(
-                        "{what} {}",
-                        version(&format!("KIPCHECK_CLIENT_{var}_VERSION"))
-                    ),
-                    command,
+        let programs = |list: &[(&'static str, &str, &str)], prefix: &str| -> Vec<ClientPeer> {
+            list.iter()
+                .filter_map(|&(name, var, what)| {
+                    get(&format!("{prefix}{var}")).map(|command| ClientPeer {
+                        name,
+                        software: format!("{what} {}", version(&format!("{prefix}{var}_VERSION"))),
+                        command,
+                    })
                 })
-            })
-            .collect();
-        PeerEnv { servers, clients }
+                .collect()
+        };
+        let clients = programs(CLIENTS, "KIPCHECK_CLIENT_");
+        let live_clients = programs(LIVE_CLIENTS, "KIPCHECK_LIVE_CLIENT_");
+        PeerEnv {
+            servers,
+            clients,
+            live_clients,
+        }
     }
 
     /// True when no peer at all is named (the environment file was not sourced).
     pub fn is_empty(&self) -> bool {
-        self.servers.is_empty() && self.clients.is_empty()
+        self.servers.is_empty() && self.clients.is_empty() && self.live_clients.is_empty()
     }
 
     /// The server peer named `name`, if present.
@@ -177,6 +195,12 @@ mod tests {
             ("KIPCHECK_TANSU", ""),
             ("KIPCHECK_CLIENT_FRANZ_GO", "/bin/client {bootstrap}"),
             ("KIPCHECK_CLIENT_FRANZ_GO_VERSION", "v1.22.3"),
+            (
+                "KIPCHECK_LIVE_CLIENT_JAVA",
+                "java LiveClient --config {config}",
+            ),
+            ("KIPCHECK_LIVE_CLIENT_JAVA_VERSION", "4.4.0"),
+            ("KIPCHECK_LIVE_CLIENT_AIOKAFKA", " "),
         ]
         .into_iter()
         .collect();
@@ -197,6 +221,14 @@ mod tests {
                 name: "franz-go",
                 software: "franz-go v1.22.3".into(),
                 command: "/bin/client {bootstrap}".into(),
+            }]
+        );
+        assert_eq!(
+            env.live_clients,
+            vec![ClientPeer {
+                name: "java-clients",
+                software: "Apache Kafka Java clients 4.4.0".into(),
+                command: "java LiveClient --config {config}".into(),
             }]
         );
         assert!(PeerEnv::from_lookup(|_| None).is_empty());

@@ -169,8 +169,16 @@ async fn handle_frame(
             "the client sent Metadata v{version}, which kipcheck does not speak"
         ));
     }
-    let req = MetadataRequest::from_bytes(body.rest(), version)
-        .map_err(|e| format!("the client's Metadata v{version} request does not decode: {e}"))?;
+    // Metadata is scaffolding here (it lets the client bootstrap), not what the scenario
+    // judges: bytes after a well-formed body are left alone (librdkafka 2.16 sends three
+    // after its Metadata v13 body).
+    let mut body = body;
+    let req = MetadataRequest::decode(&mut body, version).map_err(|e| {
+        format!(
+            "the client's Metadata v{version} request does not decode: {e} (request: {})",
+            codec::to_hex(&payload)
+        )
+    })?;
     let known: Vec<String> = TOPICS.iter().map(|t| (*t).to_owned()).collect();
     let catalog = TopicCatalog {
         known: &known,
