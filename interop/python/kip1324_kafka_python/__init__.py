@@ -619,8 +619,14 @@ _KIP_KEYS = ("enable_config_push", "config_push_allowed_keys", "retry_backoff_ma
 def _make_push(client_type, configs, defaults, deadline_key):
     """Pops the KIP's configs from ``configs`` and builds the instance's ConfigPush."""
     install()
-    extra = configs.pop("kip1324", None) or {}
+    extra = dict(configs.pop("kip1324", None) or {})
     user_keys = set(configs)
+    # Defaults the runner gives (kipcheck's `kipcheck.default.KEY` lines, e.g. a scaled
+    # request.timeout.ms): the client runs with them, but they stay defaults (not user-set).
+    for name, value in (extra.pop("defaults", None) or {}).items():
+        if name not in configs:
+            configs[name] = value
+            defaults = {**defaults, name: value}
     enabled = configs.pop("enable_config_push", True)
     if isinstance(enabled, str):
         enabled = enabled.strip().lower() != "false"
