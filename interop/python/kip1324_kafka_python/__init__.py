@@ -293,6 +293,15 @@ class ConfigPush:
         """Called by the manager: the client's IO loop, where the deadline timers run."""
         self.net = net
 
+    def prepare(self):
+        """Selects the entries once the configuration is complete (they depend on no broker):
+        with nothing to send the handshake is skipped now, so no user request waits for it."""
+        if self.done.is_set():
+            return
+        self.entries = self.select()
+        if not self.entries:
+            self._finish("skipped", "every key is sensitive or null: nothing sent")
+
     def _sent(self, fut):
         """A PushConfig was just written (on the IO loop): the first one arms the deadline.
         Returns a list that gets the time its answer or failure arrives."""
@@ -603,6 +612,7 @@ def kafka_client_factory(push, given=None):
 
     def factory(**configs):
         push.configs = {**configs, **(given or {})}
+        push.prepare()
         net = NetworkSelector(**configs)
         manager = KIP1324ConnectionManager(net, kip1324_push=push, **configs)
         return KafkaNetClient(net=net, manager=manager, **configs)
