@@ -64,13 +64,25 @@ def live(opts, kip1324):
             _peer.note(name, n)
         cls = ours[client_type] if kip1324 else stock[client_type]
         defaults = stock[client_type].DEFAULT_CONFIG
+        # kipcheck's `kipcheck.default.KEY` lines (--time-scale): the prototype's defaults for
+        # those keys, not user-set (IsDefault stays true); the stock client keeps its own.
+        given = {}
+        if kip1324:
+            given, dnotes = kp.from_properties(client_type, {
+                k[len("default."):]: v for k, v in _peer.load_config(opts)[0].items()
+                if k.startswith("default.")}, defaults)
+            for n in dnotes:
+                _peer.note(name, "kipcheck.default." + n)
+            given = {k: v for k, v in given.items() if k not in kwargs}
+        timeout = kwargs.get("request_timeout_ms",
+                             given.get("request_timeout_ms", defaults["request_timeout_ms"]))
         if (client_type == "consumer" and "fetch_max_wait_ms" not in kwargs
-                and kwargs.get("request_timeout_ms", defaults["request_timeout_ms"])
-                <= defaults["fetch_max_wait_ms"]):
+                and timeout <= defaults["fetch_max_wait_ms"]):
             # kafka-python refuses request_timeout_ms <= fetch_max_wait_ms (500 by default),
-            # e.g. a scaled request.timeout.ms of 200: lower the wait the file left unset.
-            kwargs["fetch_max_wait_ms"] = max(1, kwargs["request_timeout_ms"] // 2)
-            _peer.note(name, f"fetch.max.wait.ms lowered to {kwargs['fetch_max_wait_ms']}: "
+            # e.g. a scaled request.timeout.ms of 200: lower the wait the file left unset (a
+            # default of the prototype's, as the file did not set it).
+            (given if kip1324 else kwargs)["fetch_max_wait_ms"] = wait = max(1, timeout // 2)
+            _peer.note(name, f"fetch.max.wait.ms lowered to {wait}: "
                        "kafka-python needs it below request.timeout.ms")
         if kip1324 and opts["--profile"]:
             prof = kp.read_profile(opts["--profile"])
@@ -78,6 +90,8 @@ def live(opts, kip1324):
             if client_type in lists:
                 prof["default_keys"] = lists[client_type]
             kwargs["kip1324"] = prof
+        if given:
+            kwargs.setdefault("kip1324", {})["defaults"] = given
         # The KIP-1324 state exists as soon as __init__ starts, before its blocking bootstrap.
         client = state["client"] = cls.__new__(cls)
         client.__init__(**kwargs)

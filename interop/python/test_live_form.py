@@ -75,6 +75,15 @@ def main():
     tiny = kp.ConfigPush("consumer", {**kafka.KafkaConsumer.DEFAULT_CONFIG, "group_id": "g"},
                          {"group_id"}, max_bytes=60)
     eq(kp.request_body_size(tiny.build_request()) <= 60, True, "byte budget")
+    # The runner's defaults (kipcheck.default.*): the client runs with them, they stay defaults.
+    conf = {"group_id": "g", "kip1324": {"defaults": {
+        "request_timeout_ms": 3000, "default_api_timeout_ms": 6000, "group_id": "no"}}}
+    push = kp._make_push("consumer", conf, kafka.KafkaConsumer.DEFAULT_CONFIG,
+                         "default_api_timeout_ms")
+    eq((conf["request_timeout_ms"], conf["group_id"], push.deadline_ms, push.request_timeout_ms),
+       (3000, "g", 6000, 3000), "runner defaults applied")
+    eq({e[0]: e[3] for e in push.select()}["request.timeout.ms"], True, "runner default IsDefault")
+    eq({e[0]: e[3] for e in push.select()}["group.id"], False, "user value IsDefault")
     print("test_live_form: ok")
 
 

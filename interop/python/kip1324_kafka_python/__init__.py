@@ -293,6 +293,15 @@ class ConfigPush:
         """Called by the manager: the client's IO loop, where the deadline timers run."""
         self.net = net
 
+    def prepare(self):
+        """Selects the entries once the configuration is complete (they depend on no broker):
+        with nothing to send the handshake is skipped now, so no user request waits for it."""
+        if self.done.is_set():
+            return
+        self.entries = self.select()
+        if not self.entries:
+            self._finish("skipped", "every key is sensitive or null: nothing sent")
+
     def _sent(self, fut):
         """A PushConfig was just written (on the IO loop): the first one arms the deadline.
         Returns a list that gets the time its answer or failure arrives."""
@@ -603,6 +612,7 @@ def kafka_client_factory(push, given=None):
 
     def factory(**configs):
         push.configs = {**configs, **(given or {})}
+        push.prepare()
         net = NetworkSelector(**configs)
         manager = KIP1324ConnectionManager(net, kip1324_push=push, **configs)
         return KafkaNetClient(net=net, manager=manager, **configs)
@@ -619,8 +629,14 @@ _KIP_KEYS = ("enable_config_push", "config_push_allowed_keys", "retry_backoff_ma
 def _make_push(client_type, configs, defaults, deadline_key):
     """Pops the KIP's configs from ``configs`` and builds the instance's ConfigPush."""
     install()
-    extra = configs.pop("kip1324", None) or {}
+    extra = dict(configs.pop("kip1324", None) or {})
     user_keys = set(configs)
+    # Defaults the runner gives (kipcheck's `kipcheck.default.KEY` lines, e.g. a scaled
+    # request.timeout.ms): the client runs with them, but they stay defaults (not user-set).
+    for name, value in (extra.pop("defaults", None) or {}).items():
+        if name not in configs:
+            configs[name] = value
+            defaults = {**defaults, name: value}
     enabled = configs.pop("enable_config_push", True)
     if isinstance(enabled, str):
         enabled = enabled.strip().lower() != "false"
