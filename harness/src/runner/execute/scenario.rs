@@ -107,6 +107,9 @@ pub(super) struct Exec<'a> {
     /// Real clock: requests that arrived from a node an `expect_request` did not name, held
     /// for the step that names it (see `next_request_from`).
     pub(super) held: std::collections::VecDeque<crate::adapter::OutRequest>,
+    /// User requests released before the `expect_released` step that names them (id → time):
+    /// the KIP does not order releases, so requests released together may come in any order.
+    pub(super) early_releases: BTreeMap<u64, u64>,
     pub(super) event_cursor: usize,
     /// Values captured by `$capture` patterns in this run, for `$eq_captured`/`$ne_captured`.
     pub(super) captures: Captures,
@@ -249,6 +252,7 @@ pub async fn execute_into(
         last_step_end: 0,
         nominal_step_end: None,
         held: std::collections::VecDeque::new(),
+        early_releases: BTreeMap::new(),
         event_cursor: 0,
         captures: Captures::default(),
         real: caps
