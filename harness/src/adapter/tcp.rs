@@ -5,8 +5,9 @@
 //! target's ApiVersions answer at construction plus `--capability` flags; a scenario whose
 //! setup the live target cannot be put in is unsupported. The clock is real: `advance`
 //! sleeps (bounded), every wait is bounded, and connection failures, closes and hangs are
-//! reported to the runner (a close as [`ConnOutput::Closed`], a hang as no answer). This
-//! module judges nothing.
+//! reported to the runner (a close as [`ConnOutput::Closed`], a hang as no answer). With
+//! `--policy-host`, a broker's policy calls come through [`PolicyHost`] (its verdict set per
+//! scenario, its calls reported as `policy_invoked` events). This module judges nothing.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
