@@ -89,6 +89,10 @@ impl Target for RecordingTarget {
         self.inner.time_scale()
     }
 
+    fn observed_events(&self) -> Vec<&'static str> {
+        self.inner.observed_events()
+    }
+
     fn timing(&self) -> Option<crate::model::Timing> {
         self.inner.timing()
     }

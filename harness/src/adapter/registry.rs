@@ -35,6 +35,10 @@ pub struct TargetOptions {
     /// `client-cmd:` only: `--time-scale F` (0 < F <= 1, default 1): timing keys of the
     /// client's `{config}` and every timing window the runner checks are multiplied by F.
     pub time_scale: Option<f64>,
+    /// `tcp://` broker only: `--policy-host HOST:PORT`, where kipcheck listens for the
+    /// broker's policy bridge (docs/policy-bridge.md): the target then has `policy_control`
+    /// and reports each `ClientConfigPolicy.process()` call as a `policy_invoked` event.
+    pub policy_host: Option<String>,
 }
 
 /// Target kinds, as listed in error messages and `--help`.
@@ -45,6 +49,11 @@ pub const TARGET_KINDS: &str =
 pub fn target_from_spec(spec: &str, opts: &TargetOptions) -> Result<Arc<dyn Target>, AdapterError> {
     if let Some(addr) = spec.strip_prefix("tcp://") {
         return Ok(Arc::new(TcpTarget::new(addr, opts)?));
+    }
+    if let Some(host) = &opts.policy_host {
+        return Err(AdapterError::Setup(format!(
+            "--policy-host {host}: only a tcp:// broker target is hosted a policy"
+        )));
     }
     if let Some(rest) = spec.strip_prefix("client-cmd:") {
         let command = unquote_command(rest, "client-cmd:\"python3 client.py {bootstrap}\"")?;

@@ -125,6 +125,12 @@ pub trait Target: Send + Sync {
     fn timing(&self) -> Option<crate::model::Timing> {
         None
     }
+    /// The kinds of model event (`event` names) the target reports although it lacks the
+    /// `events` capability: a live broker with a policy host reports `policy_invoked`. The
+    /// runner judges the observation steps about these kinds and skips the others.
+    fn observed_events(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
     /// Opens a session set up for one scenario.
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError>;
     /// Why the target cannot be reached at all, when that is known before any scenario runs

@@ -5,8 +5,9 @@
 //! target's ApiVersions answer at construction plus `--capability` flags; a scenario whose
 //! setup the live target cannot be put in is unsupported. The clock is real: `advance`
 //! sleeps (bounded), every wait is bounded, and connection failures, closes and hangs are
-//! reported to the runner (a close as [`ConnOutput::Closed`], a hang as no answer). This
-//! module judges nothing.
+//! reported to the runner (a close as [`ConnOutput::Closed`], a hang as no answer). With
+//! `--policy-host`, a broker's policy calls come through [`PolicyHost`] (its verdict set per
+//! scenario, its calls reported as `policy_invoked` events). This module judges nothing.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -20,6 +21,7 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
+use super::policy_host::{PolicyHost, PolicyScope};
 use super::registry::TargetOptions;
 use super::target::{
     unclaimable_live, AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session,
@@ -159,7 +161,10 @@ pub struct TcpTarget {
     probe: Result<Probe, String>,
     /// Held by each controller session for its whole life: a live controller's state is
     /// shared, so its scenarios (which delete and re-create their topics) run one at a time.
+    /// Broker sessions hold it too when a policy host answers for them (one verdict at a time).
     exclusive: std::sync::Arc<tokio::sync::Mutex<()>>,
+    /// `--policy-host`: where the broker's policy bridge reports its calls.
+    policy_host: Option<std::sync::Arc<PolicyHost>>,
 }
 
 impl TcpTarget {
@@ -174,6 +179,18 @@ impl TcpTarget {
         }
         let readings = opts.readings.clone().unwrap_or_default();
         let numbers = readings.provisional;
+        let policy_host = match &opts.policy_host {
+            Some(_) if role != Role::Broker => {
+                return Err(AdapterError::Setup(
+                    "--policy-host hosts a broker's ClientConfigPolicy: it needs --role broker"
+                        .into(),
+                ))
+            }
+            Some(addr) => Some(std::sync::Arc::new(
+                PolicyHost::bind(addr).map_err(|e| AdapterError::Setup(e.to_string()))?,
+            )),
+            None => None,
+        };
         Ok(Self {
             addr: addr.to_owned(),
             role,
@@ -182,7 +199,13 @@ impl TcpTarget {
             numbers,
             probe: probe(addr, &numbers),
             exclusive: std::sync::Arc::default(),
+            policy_host,
         })
+    }
+
+    /// The policy host, if `--policy-host` was given.
+    pub fn policy_host(&self) -> Option<&PolicyHost> {
+        self.policy_host.as_deref()
     }
 
     /// What the probe found (or why it failed).
@@ -228,8 +251,9 @@ impl TcpTarget {
             (None, false) => None,
             (None, true) => Some("the live broker advertises PushConfig; this scenario needs one without a policy".into()),
             (Some(_), false) => Some("the live broker does not advertise PushConfig; this scenario needs a policy".into()),
+            (Some(_), true) if self.policy_host.is_some() => None,
             (Some(crate::model::PolicyVerdict::Accept), true) if self.declared.contains(&Capability::PolicyControl) => None,
-            (Some(_), true) => Some("the live broker's policy verdict is not known (only an accepting policy, declared with --capability policy_control, is)".into()),
+            (Some(_), true) => Some("the live broker's policy verdict is not known (only an accepting policy, declared with --capability policy_control, is; --policy-host sets any verdict)".into()),
         }
     }
 }
@@ -244,8 +268,10 @@ impl Target for TcpTarget {
         let mut capabilities = self.declared.clone();
         // A broker that does not advertise PushConfig is known to run without a policy:
         // "older broker" scenarios can run against it.
+        // A hosted policy answers each scenario's verdict.
         if self.role == Role::Broker
-            && self.advertises_push_config(&self.numbers) == Some(false)
+            && (self.advertises_push_config(&self.numbers) == Some(false)
+                || self.policy_host.is_some())
             && !capabilities.contains(&Capability::PolicyControl)
         {
             capabilities.push(Capability::PolicyControl);
@@ -265,6 +291,13 @@ impl Target for TcpTarget {
         self.probe.as_ref().err().cloned()
     }
 
+    fn observed_events(&self) -> Vec<&'static str> {
+        match self.policy_host {
+            Some(_) => vec!["policy_invoked"],
+            None => Vec::new(),
+        }
+    }
+
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
         if let Err(e) = &self.probe {
             return Err(AdapterError::Crashed(format!("target unreachable: {e}")));
@@ -274,6 +307,17 @@ impl Target for TcpTarget {
             return Err(AdapterError::Unsupported(reason));
         }
         let mut exclusive = None;
+        let mut policy = None;
+        if let Some(host) = &self.policy_host {
+            exclusive = Some(self.exclusive.clone().lock_owned().await);
+            let verdict = config
+                .setup
+                .broker
+                .as_ref()
+                .and_then(|b| b.policy.clone())
+                .unwrap_or(crate::model::PolicyVerdict::Accept);
+            policy = Some(host.begin(verdict));
+        }
         if self.role == Role::Controller {
             exclusive = Some(self.exclusive.clone().lock_owned().await);
             let topics = config
@@ -290,6 +334,7 @@ impl Target for TcpTarget {
             addr: self.addr.clone(),
             start: Instant::now(),
             conns: BTreeMap::new(),
+            policy,
             _exclusive: exclusive,
         }))
     }
@@ -541,6 +586,8 @@ pub struct TcpSession {
     addr: String,
     start: Instant,
     conns: BTreeMap<u32, Conn>,
+    /// The hosted policy's verdict, clock and calls for this scenario (`--policy-host`).
+    policy: Option<PolicyScope>,
     _exclusive: Option<tokio::sync::OwnedMutexGuard<()>>,
 }
 
@@ -664,6 +711,9 @@ impl Session for TcpSession {
             )));
         }
         tokio::time::sleep(Duration::from_millis(ms)).await;
+        if let Some(p) = &self.policy {
+            p.advance(ms);
+        }
         Ok(())
     }
 
@@ -672,6 +722,9 @@ impl Session for TcpSession {
     }
 
     fn events(&self) -> Vec<Value> {
-        Vec::new()
+        self.policy
+            .as_ref()
+            .map(PolicyScope::events)
+            .unwrap_or_default()
     }
 }

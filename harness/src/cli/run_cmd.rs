@@ -261,6 +261,10 @@ fn command_line(a: &RunArgs, seed: u64) -> String {
     if let Some(f) = t.time_scale {
         c.push(format!("--time-scale {f}"));
     }
+    if let Some(h) = &t.policy_host {
+        c.push("--policy-host".into());
+        c.push(shell_word(h));
+    }
     if let Some(b) = &a.baseline {
         c.push("--baseline".into());
         c.push(b.display().to_string());

@@ -62,6 +62,12 @@ pub(super) struct TargetArgs {
     /// its `{config}` and every timing window are multiplied by F (docs/live-clients.md).
     #[arg(long, value_name = "F")]
     pub time_scale: Option<f64>,
+    /// `tcp://` brokers: listen on HOST:PORT for the broker's policy bridge
+    /// (interop/policy-bridge, docs/policy-bridge.md). Each scenario's `setup.broker.policy`
+    /// verdict is what the broker's ClientConfigPolicy answers, and each `process()` call is
+    /// observed as a `policy_invoked` event.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub policy_host: Option<String>,
 }
 
 fn parse_role(s: &str) -> Result<Role, String> {
@@ -126,6 +132,7 @@ impl TargetArgs {
             exec_max_line_bytes: self.exec_max_line_bytes,
             readings,
             time_scale: self.time_scale,
+            policy_host: self.policy_host.clone(),
         })
     }
 

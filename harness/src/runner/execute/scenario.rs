@@ -125,6 +125,20 @@ pub(super) struct Exec<'a> {
     pub(super) log: ExchangeLog,
 }
 
+/// An observation step about an event kind the target reports without the `events`
+/// capability (e.g. `policy_invoked` from a hosted policy).
+fn observes_kind(step: &Step, kinds: &[&str]) -> bool {
+    let pattern = match step {
+        Step::ExpectEvent(e) => &e.event,
+        Step::ExpectNoEvent { event } => event,
+        _ => return false,
+    };
+    pattern
+        .get("event")
+        .and_then(serde_json::Value::as_str)
+        .is_some_and(|k| kinds.contains(&k))
+}
+
 /// Why `target` cannot be asked `scenario`: missing roles and capabilities (observation
 /// steps need none: they are skipped where events are not reported; `requires: [events]`
 /// does gate), and, for a target that follows fixed readings, every reading the scenario's
@@ -227,6 +241,7 @@ pub async fn execute_into(
         return ScenarioOutcome::unsupported(causes);
     }
     let observed = caps.capabilities.contains(&Capability::Events);
+    let kinds = target.observed_events();
     let redactor = Redactor::for_scenario(scenario);
     let config = SessionConfig {
         id: scenario.file.id.clone(),
@@ -271,7 +286,7 @@ pub async fn execute_into(
     };
     let (mut judged, mut not_observed) = (0, 0);
     for (i, step) in scenario.file.steps.iter().enumerate() {
-        if step.value.is_observation() && !observed {
+        if step.value.is_observation() && !observed && !observes_kind(&step.value, &kinds) {
             not_observed += 1;
             continue;
         }
