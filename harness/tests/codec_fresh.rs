@@ -1,5 +1,6 @@
 //! Staleness guard for the generated codec: a fresh generation from `harness/messages/`
-//! must equal the checked-in `harness/src/codec/generated/` byte for byte. Also checks that
+//! must equal the checked-in `harness/src/codec/generated/` (and the kafka-protocol oracle's
+//! `harness/src/oracle/kafka_protocol/generated.rs`) byte for byte. Also checks that
 //! the KIP-1326 spec files supersede their upstream originals and agree with them on every
 //! version the upstream files define.
 
@@ -32,8 +33,9 @@ fn checked_in() -> BTreeMap<String, String> {
     out
 }
 
-const FIX: &str = "the checked-in codec is stale: run `cargo run -p kipcheck-codegen` and \
-                   commit harness/src/codec/generated/";
+const FIX: &str =
+    "the checked-in generated code is stale: run `cargo run -p kipcheck-codegen` and \
+                   commit what it writes";
 
 /// Fails unless `fresh` and `checked_in` hold the same files with identical contents.
 fn assert_same(fresh: &BTreeMap<String, String>, checked_in: &BTreeMap<String, String>) {
@@ -70,6 +72,20 @@ fn assert_same(fresh: &BTreeMap<String, String>, checked_in: &BTreeMap<String, S
 fn generated_code_is_up_to_date() {
     let fresh = kipcheck_codegen::generate(&messages_dir()).expect("generation succeeds");
     assert_same(&fresh, &checked_in());
+}
+
+/// The same for the kafka-protocol oracle's generated field mappings.
+#[test]
+fn kafka_protocol_pairs_are_up_to_date() {
+    let fresh = kipcheck_codegen::generate_kafka_protocol_pairs(&messages_dir())
+        .expect("generation succeeds");
+    let path = harness().join(kipcheck_codegen::kafka_protocol::OUTPUT);
+    let checked_in = std::fs::read_to_string(&path).expect("checked in");
+    let name = kipcheck_codegen::kafka_protocol::OUTPUT.to_owned();
+    assert_same(
+        &BTreeMap::from([(name.clone(), fresh)]),
+        &BTreeMap::from([(name, checked_in)]),
+    );
 }
 
 #[test]

@@ -31,19 +31,19 @@
 //!    encoder accepts, see `null_topic_name_before_v12_*`.
 //!
 //! The machinery (value generation, field-by-field comparison, the message pairs) lives in
-//! `kipcheck::fuzzing::differential` (feature `differential`), shared with the
+//! `kipcheck::oracle::kafka_protocol` (feature `differential`), shared with the
 //! `differential_codec` fuzz target; this file runs it and pins the differences.
 
 use bytes::{Bytes as KBytes, BytesMut};
 use kafka_protocol::messages as kp;
 use kafka_protocol::protocol::{Decodable, Encodable};
 use kipcheck::codec::{self as ours, to_hex, Message};
-use kipcheck::fuzzing::differential::{
+use kipcheck::oracle::kafka_protocol::{
     both_decode, differential_codec, run, st, AlterConfigsReq, AlterConfigsResp, ApiVersionsReq,
-    ApiVersionsResp, BrokerRegistrationReq, BrokerRegistrationResp, Difference,
-    IncrementalAlterConfigsReq, IncrementalAlterConfigsResp, MetadataReq, MetadataResp,
-    UpdateFeaturesReq, UpdateFeaturesResp,
+    ApiVersionsResp, BrokerRegistrationReq, BrokerRegistrationResp, IncrementalAlterConfigsReq,
+    IncrementalAlterConfigsResp, MetadataReq, MetadataResp, UpdateFeaturesReq, UpdateFeaturesResp,
 };
+use kipcheck::oracle::KnownDifference as Difference;
 
 // ---------------------------------------------------------------------------------------
 // Random differential runs.

@@ -207,12 +207,12 @@ fn known_differences_are_exactly_these() {
         // wire order and cannot write them again; we write them as 1, 5.
         (
             input(Kind::Request, 18, 3, "026102310205000100"),
-            vec![(K::KafkaCannotRewriteUnknownTags, "re-encoding")],
+            vec![(K::UnknownTagsOutOfOrder, "re-encoding")],
         ),
-        // The same with one tag 2^31: Kafka reads it as a negative int.
+        // The same with one tag 2^31: Kafka reads it as a negative int (as kafka-protocol).
         (
             input(Kind::Request, 18, 3, "0261023101808080800800"),
-            vec![(K::KafkaCannotRewriteUnknownTags, "re-encoding")],
+            vec![(K::TagAboveI32Max, "re-encoding")],
         ),
         // RegisterBrokerRecord v4 default: CordonedLogDirs [] is written by Kafka (default null).
         (

@@ -9,7 +9,7 @@ use crate::spec::Versions;
 
 /// A Rust condition that is true exactly for the versions in `vs`, given that the version
 /// is already known to lie in `ctx`.
-fn cond(vs: Versions, ctx: Versions) -> String {
+pub(crate) fn cond(vs: Versions, ctx: Versions) -> String {
     let vs = vs.intersect(ctx);
     if vs.is_empty() {
         "false".into()
@@ -64,7 +64,7 @@ fn base_type(ty: &Ty) -> String {
 }
 
 /// The type of the field's value when present (nullable → `Option`).
-fn value_type(f: &Field) -> String {
+pub(crate) fn value_type(f: &Field) -> String {
     if f.nullable_any() {
         format!("Option<{}>", base_type(&f.ty))
     } else {
@@ -697,7 +697,7 @@ fn emit_project(out: &mut String, st: &Struct, vis: &str, has_tags: bool) {
     out.push_str("        }\n    }\n");
 }
 
-fn uses_ident(text: &str, name: &str) -> bool {
+pub(crate) fn uses_ident(text: &str, name: &str) -> bool {
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
     text.match_indices(name).any(|(i, _)| {
         let before = text[..i].chars().next_back();

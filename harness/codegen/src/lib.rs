@@ -3,7 +3,9 @@
 //! The JSON files in `harness/messages/` are the single source of truth. [`generate`] turns
 //! them into Rust source text (one module per message plus a `mod.rs` that lists them for
 //! dispatch); the binary writes that text into `harness/src/codec/generated/`, and a test in
-//! the harness fails when the checked-in files differ from a fresh generation. No network.
+//! the harness fails when the checked-in files differ from a fresh generation. The same
+//! definitions give the kafka-protocol oracle's field mappings ([`kafka_protocol`],
+//! [`generate_kafka_protocol_pairs`]), checked the same way. No network.
 
 #![forbid(unsafe_code)]
 
@@ -11,6 +13,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 pub mod emit;
+pub mod kafka_protocol;
 pub mod model;
 pub mod spec;
 
@@ -102,4 +105,10 @@ pub fn generate(dir: &Path) -> Result<BTreeMap<String, String>, GenError> {
     files.insert("mod.rs".into(), emit::emit_mod(&messages));
     files.insert("schemas.rs".into(), emit::emit_schemas(&messages));
     Ok(files)
+}
+
+/// Generates the kafka-protocol oracle's field mappings (the text of
+/// [`kafka_protocol::OUTPUT`]).
+pub fn generate_kafka_protocol_pairs(dir: &Path) -> Result<String, GenError> {
+    kafka_protocol::emit_kafka_protocol_pairs(&load(dir)?)
 }

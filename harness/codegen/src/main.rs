@@ -1,4 +1,5 @@
-//! Regenerates `harness/src/codec/generated/` from `harness/messages/`.
+//! Regenerates `harness/src/codec/generated/` and the kafka-protocol oracle's field mappings
+//! (`harness/src/oracle/kafka_protocol/generated.rs`) from `harness/messages/`.
 //!
 //! Usage: `cargo run -p kipcheck-codegen` (from anywhere in the workspace).
 
@@ -35,6 +36,21 @@ fn main() -> ExitCode {
             continue;
         }
         if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("kipcheck-codegen: writing {}: {e}", path.display());
+            return ExitCode::FAILURE;
+        }
+        println!("wrote {}", path.display());
+    }
+    let pairs = match kipcheck_codegen::generate_kafka_protocol_pairs(&messages) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("kipcheck-codegen: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let path = harness.join(kipcheck_codegen::kafka_protocol::OUTPUT);
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(pairs.as_str()) {
+        if let Err(e) = std::fs::write(&path, &pairs) {
             eprintln!("kipcheck-codegen: writing {}: {e}", path.display());
             return ExitCode::FAILURE;
         }

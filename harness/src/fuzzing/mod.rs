@@ -14,11 +14,10 @@
 //! | `differential_codec` | kipcheck vs kafka-protocol decoders: agreement or a classified difference |
 //! | [`scenario_parse`] | any bytes to the scenario loader: a value or a located error, never a panic |
 //!
-//! The typed targets need the `arbitrary` feature; `differential_codec` needs `differential`.
+//! The typed targets need the `arbitrary` feature; `differential_codec` needs `differential`
+//! and lives with its oracle in [`crate::oracle::kafka_protocol`].
 
 mod decode;
-#[cfg(feature = "differential")]
-pub mod differential;
 #[cfg(feature = "arbitrary")]
 mod frames;
 #[cfg(feature = "arbitrary")]
@@ -33,9 +32,9 @@ mod scenario_parse;
 #[cfg(feature = "arbitrary")]
 mod sensitive_filter;
 
-pub use decode::{decode_request, decode_response, pick_response, FUZZ_MAX_FRAME};
 #[cfg(feature = "differential")]
-pub use differential::differential_codec;
+pub use crate::oracle::kafka_protocol::differential_codec;
+pub use decode::{decode_request, decode_response, pick_response, FUZZ_MAX_FRAME};
 #[cfg(feature = "arbitrary")]
 pub use frames::frame_reader;
 #[cfg(feature = "arbitrary")]

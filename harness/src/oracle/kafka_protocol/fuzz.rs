@@ -1,7 +1,8 @@
 //! The `differential_codec` fuzz target: the same bytes through kipcheck's decoder and
 //! kafka-protocol's, for a message and version both know (the first input byte picks the
 //! message, the second the version, the rest is the body). The outcome must be agreement, or
-//! one of the [`Difference`]s below, each documented and pinned by a test in
+//! one of the [`KnownDifference`]s (TrailingBytes, NullWhereVersionForbids, TagAboveI32Max,
+//! NotCompared), each documented and pinned by a test in
 //! `harness/tests/differential_kafka_protocol.rs`; anything else panics.
 //!
 //! Agreement means: both reject the bytes; or both accept them, every field of the version
@@ -14,52 +15,33 @@
 //! before them we checked); and inputs we reject only for nulls the version forbids, which
 //! we check by decoding them again with each such null replaced by an empty value of the
 //! same width (compact `00` → `01`, `ffff` → `0000`, `ffffffff` → `00000000`). Anything else
-//! we reject is [`Difference::NotCompared`].
+//! we reject is [`KnownDifference::NotCompared`].
 
 use bytes::{Buf, Bytes as KBytes, BytesMut};
 use kafka_protocol::protocol::{Decodable, Encodable};
 
-use super::pairs::*;
-use super::{sanitize, Cmp, Pair};
+use super::{generated, Cmp, Pair, Visit};
 use crate::codec::{to_hex, DecodeErrorKind, Message};
-
-/// A classified, documented disagreement between the two decoders.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Difference {
-    /// We reject bytes after the message (`TrailingBytes`); kafka-protocol stops reading
-    /// where the message ends and leaves them in the buffer. The prefix must agree.
-    TrailingBytes,
-    /// Null in a field that is not nullable in this version: we reject it
-    /// (`NullNotAllowed`), kafka-protocol does not check nullability per version.
-    NullWhereVersionForbids,
-    /// An unknown tagged field with a tag above `i32::MAX`: kafka-protocol keeps tags as
-    /// `i32` and stores it under a negative key; we keep it exactly.
-    TagAboveI32Max,
-    /// We reject the input before checking all of it (a count or length beyond the
-    /// remaining bytes, a bad varint, string or tag, ...): kafka-protocol would read on and
-    /// may preallocate an unchecked count, so it is not run on such input (module doc).
-    NotCompared,
-}
+use crate::oracle::known::{self, KnownDifference};
 
 /// Runs one input; see the module doc. Returns what happened: `None` for agreement.
-pub fn differential_codec(data: &[u8]) -> Option<Difference> {
+pub fn differential_codec(data: &[u8]) -> Option<KnownDifference> {
     let [m, v, body @ ..] = data else {
         return None;
     };
-    match m % 12 {
-        0 => one::<ApiVersionsReq>(*v, body),
-        1 => one::<ApiVersionsResp>(*v, body),
-        2 => one::<MetadataReq>(*v, body),
-        3 => one::<MetadataResp>(*v, body),
-        4 => one::<AlterConfigsReq>(*v, body),
-        5 => one::<AlterConfigsResp>(*v, body),
-        6 => one::<IncrementalAlterConfigsReq>(*v, body),
-        7 => one::<IncrementalAlterConfigsResp>(*v, body),
-        8 => one::<UpdateFeaturesReq>(*v, body),
-        9 => one::<UpdateFeaturesResp>(*v, body),
-        10 => one::<BrokerRegistrationReq>(*v, body),
-        _ => one::<BrokerRegistrationResp>(*v, body),
+    struct One<'a>(u8, &'a [u8]);
+    impl Visit for One<'_> {
+        type Out = Option<KnownDifference>;
+        fn visit<P: Pair>(self) -> Self::Out {
+            one::<P>(self.0, self.1)
+        }
     }
+    generated::visit(*m, One(*v, body))
+}
+
+/// Our value's unknown tags include one above `i32::MAX` (kafka-protocol cannot hold it).
+fn tag_above_i32_max<M: Message>(o: &M) -> Option<KnownDifference> {
+    known::tag_above_i32_max(&serde_json::to_value(o).expect("messages serialize"))
 }
 
 /// The version `v` picks among the versions both codecs support.
@@ -68,7 +50,7 @@ fn pick_version<P: Pair>(v: u8) -> i16 {
     lo + (i16::from(v) % (hi - lo + 1))
 }
 
-fn one<P: Pair>(v: u8, bytes: &[u8]) -> Option<Difference> {
+fn one<P: Pair>(v: u8, bytes: &[u8]) -> Option<KnownDifference> {
     let v = pick_version::<P>(v);
     let name = <P::Ours as Message>::NAME;
     let fail = |what: String| -> ! {
@@ -80,7 +62,7 @@ fn one<P: Pair>(v: u8, bytes: &[u8]) -> Option<Difference> {
     let ours = P::Ours::from_bytes(bytes, v);
     if let Err(e) = &ours {
         if !structure_checked::<P>(bytes, v, e) {
-            return Some(Difference::NotCompared);
+            return Some(KnownDifference::NotCompared);
         }
     }
     let mut buf = KBytes::copy_from_slice(bytes);
@@ -94,34 +76,31 @@ fn one<P: Pair>(v: u8, bytes: &[u8]) -> Option<Difference> {
                     buf.remaining()
                 ));
             }
-            if sanitize(&o, v) != o {
-                return Some(Difference::TagAboveI32Max);
+            if let Some(k) = tag_above_i32_max(&o) {
+                return Some(k);
             }
             agree::<P>(&o, &t, v).unwrap_or_else(|e| fail(e));
             None
         }
-        (Err(e), Ok(t)) => match e.kind() {
-            DecodeErrorKind::TrailingBytes { count } => {
-                if buf.remaining() != count {
-                    fail(format!(
-                        "we see {count} trailing bytes, kafka-protocol leaves {}",
-                        buf.remaining()
-                    ));
-                }
-                let prefix = &bytes[..bytes.len() - count];
+        (Err(e), Ok(t)) => match known::kafka_protocol_accepts(&e.kind(), buf.remaining()) {
+            Some(KnownDifference::TrailingBytes) => {
+                let prefix = &bytes[..bytes.len() - buf.remaining()];
                 let o = P::Ours::from_bytes(prefix, v)
                     .unwrap_or_else(|e| fail(format!("the prefix does not decode: {e}")));
-                if sanitize(&o, v) == o {
+                if tag_above_i32_max(&o).is_none() {
                     agree::<P>(&o, &t, v).unwrap_or_else(|e| fail(e));
                 }
-                Some(Difference::TrailingBytes)
+                Some(KnownDifference::TrailingBytes)
             }
-            DecodeErrorKind::NullNotAllowed => Some(Difference::NullWhereVersionForbids),
-            _ => fail(format!("we reject ({e}), kafka-protocol accepts {t:?}")),
+            Some(k) => Some(k),
+            None => fail(format!(
+                "we reject ({e}), kafka-protocol accepts {t:?} and leaves {} bytes unread",
+                buf.remaining()
+            )),
         },
         (Ok(o), Err(e)) => {
-            if sanitize(&o, v) != o {
-                return Some(Difference::TagAboveI32Max);
+            if let Some(k) = tag_above_i32_max(&o) {
+                return Some(k);
             }
             fail(format!("we accept {o:?}, kafka-protocol rejects: {e:#}"))
         }

@@ -9,10 +9,10 @@ use std::fmt;
 use serde_json::{json, Value};
 
 use super::body::AnyBody;
-use super::known::{self, KnownDifference};
 use super::normalise::{from_kafka_json, to_kafka_json, without_tagged};
 use super::{Answer, Input, InputSource, JavaCodec, Kind, OracleError};
 use crate::codec::to_hex;
+use crate::oracle::known::{self, KnownDifference};
 
 /// Inputs per batch sent to the JVM.
 const BATCH: usize = 2000;
