@@ -195,6 +195,18 @@ impl ControllerModel {
         Ok(c)
     }
 
+    /// This controller's successor after a failover: rebuilt from the metadata log with the
+    /// same profile, definitions, faults and node id.
+    pub fn failover(&self) -> Result<Self, ReplayError> {
+        Ok(Self::replay_with(
+            &self.profile,
+            self.defs.clone(),
+            &self.log,
+            self.faults.clone(),
+        )?
+        .with_node_id(self.node_id))
+    }
+
     /// Applies one record to the in-memory state.
     fn apply(&mut self, r: &MetadataRecord) {
         match &r.body {
