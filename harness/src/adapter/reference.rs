@@ -20,7 +20,7 @@ use crate::codec::{
     self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers, RequestHeader, ResponseBody,
     ResponseHeader,
 };
-use crate::model::controller_describe::CONTROLLER_APIS;
+use crate::model::controller::describe::CONTROLLER_APIS;
 use crate::model::{
     BrokerModel, BrokerReply, BrokerRequest, ClientInput, ClientModel, Cluster, ClusterError,
     ControllerModel, Faults, LoggedEvent, Millis, Sender, ServerConfigDefs,

@@ -11,8 +11,6 @@ pub mod client;
 pub mod cluster;
 pub mod config_def;
 pub mod controller;
-pub mod controller_describe;
-pub mod controller_topics;
 pub mod emulated;
 pub mod events;
 pub mod faults;
