@@ -53,9 +53,9 @@ fn happy_path_through_the_codec() {
         &[(1, true)],
     );
     sim.boot();
-    assert_eq!(sim.client.state(), &HandshakeState::Completed { node: 1 });
+    assert_eq!(sim.client().state(), &HandshakeState::Completed { node: 1 });
     assert_eq!(sim.pushes(), vec![1]);
-    assert_eq!(sim.brokers[&1].policy_invocations(), 1);
+    assert_eq!(sim.broker(1).policy_invocations(), 1);
     let (_, key, _) = sim
         .sent
         .iter()
@@ -82,7 +82,7 @@ fn every_client_type_performs_the_handshake_when_it_has_keys() {
         let mut sim = Sim::new(t, user, &SpecProfile::default(), 3, &[(1, true)]);
         sim.boot();
         assert_eq!(
-            sim.client.state(),
+            sim.client().state(),
             &HandshakeState::Completed { node: 1 },
             "{t:?}"
         );
@@ -111,12 +111,12 @@ fn disabled_client_skips_the_whole_handshake() {
     );
     sim.boot();
     assert_eq!(
-        sim.client.state(),
+        sim.client().state(),
         &HandshakeState::Skipped(SkipReason::Disabled)
     );
     assert!(sim.pushes().is_empty());
     assert!(!sim
-        .client
+        .client()
         .events()
         .iter()
         .any(|e| matches!(e.event, Event::KeySelected { .. })));
@@ -455,8 +455,8 @@ fn mixed_brokers_handshake_only_with_new_ones() {
     );
     sim.boot();
     assert_eq!(sim.pushes(), vec![2]);
-    assert_eq!(sim.client.state(), &HandshakeState::Completed { node: 2 });
-    assert_eq!(sim.brokers[&1].policy_invocations(), 0);
+    assert_eq!(sim.client().state(), &HandshakeState::Completed { node: 2 });
+    assert_eq!(sim.broker(1).policy_invocations(), 0);
 }
 
 #[test]
@@ -469,7 +469,7 @@ fn only_old_brokers_release_user_requests_without_a_push() {
     sim.input(ClientInput::Connected { node: 2 });
     assert_eq!(sim.released, vec![5]);
     assert!(sim.pushes().is_empty());
-    assert!(sim.client.events().iter().any(|e| e.event
+    assert!(sim.client().events().iter().any(|e| e.event
         == Event::UserRequestsUnblocked {
             reason: UnblockReason::NoNodeSupportsPushConfig
         }));
@@ -1045,22 +1045,23 @@ fn retries_stop_at_the_deadline() {
 #[test]
 fn policy_rejection_reaches_the_client_with_its_message() {
     let mut s = sim(ClientType::Admin, cfg(&[]), 1, &[(1, true)]);
-    s.brokers
-        .get_mut(&1)
-        .unwrap()
-        .set_policy(Some(kipcheck::model::PolicyVerdict::Reject {
-            message: "retries must be below 10".into(),
-        }));
+    s.cluster
+        .on_broker(1, |b, _| {
+            b.set_policy(Some(kipcheck::model::PolicyVerdict::Reject {
+                message: "retries must be below 10".into(),
+            }))
+        })
+        .unwrap();
     s.input(ClientInput::Start);
     s.input(ClientInput::UserRequest { id: 1 });
     s.input(ClientInput::Connected { node: 1 });
     assert_eq!(
-        s.client.state(),
+        s.client().state(),
         &HandshakeState::Rejected {
             error_code: ErrorCode::INVALID_CONFIG
         }
     );
-    assert!(s.client.events().iter().any(|e| e.event
+    assert!(s.client().events().iter().any(|e| e.event
         == Event::PushRejected {
             node: 1,
             error_code: ErrorCode::INVALID_CONFIG,
@@ -1077,18 +1078,16 @@ fn oversized_push_is_rejected_by_the_broker_and_not_retried() {
     let mut s = Sim::new(ClientType::Admin, cfg(&[]), &profile, 1, &[]);
     let mut settings = kipcheck::model::BrokerSettings::new(1);
     settings.client_config_max_bytes = Some(20);
-    s.brokers.insert(
-        1,
-        kipcheck::model::BrokerModel::new(settings, &profile).unwrap(),
-    );
+    s.cluster
+        .insert_broker(kipcheck::model::BrokerModel::new(settings, &profile).unwrap());
     s.boot();
     assert_eq!(
-        s.client.state(),
+        s.client().state(),
         &HandshakeState::Rejected {
             error_code: ErrorCode::CONFIG_TOO_LARGE
         }
     );
-    assert_eq!(s.brokers[&1].policy_invocations(), 0);
+    assert_eq!(s.broker(1).policy_invocations(), 0);
     s.advance_to(Millis(100_000));
     assert_eq!(s.pushes().len(), 1);
 }
@@ -1104,7 +1103,7 @@ fn clients_work_with_a_mix_of_old_and_new_brokers() {
     // A new broker appears before the deadline: the push still happens, in the background.
     s.input(ClientInput::Connected { node: 2 });
     assert_eq!(s.pushes(), vec![2]);
-    assert_eq!(s.client.state(), &HandshakeState::Completed { node: 2 });
+    assert_eq!(s.client().state(), &HandshakeState::Completed { node: 2 });
     s.input(ClientInput::UserRequest { id: 2 });
     assert_eq!(s.released, vec![1, 2]);
 }
@@ -1144,7 +1143,7 @@ fn a_payload_near_the_limit_is_sent_and_accepted() {
         &[(1, true)],
     );
     s.boot();
-    assert_eq!(s.client.state(), &HandshakeState::Completed { node: 1 });
+    assert_eq!(s.client().state(), &HandshakeState::Completed { node: 1 });
 }
 
 #[test]

@@ -2,6 +2,10 @@
 //! [`Target`] interface, in-process, on a virtual clock. Every request and response crosses
 //! the real wire codec (frames in, frames out), so the reference exercises exactly the path
 //! a live implementation does. A scenario with minutes of backoff runs in microseconds.
+//!
+//! The models, their clock and timers live in one [`Cluster`] (`model/cluster.rs`); this
+//! file only maps `Session` calls onto it and owns what is about frames: correlation ids,
+//! the per-connection output queues, routing a frame to the broker or the controller.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -13,13 +17,13 @@ use super::target::{
     EMULATED_CONTROLLER_NODE,
 };
 use crate::codec::{
-    self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers, RequestBody, RequestHeader,
-    ResponseBody, ResponseHeader,
+    self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers, RequestHeader, ResponseBody,
+    ResponseHeader,
 };
-use crate::model::controller_describe::CONTROLLER_APIS;
+use crate::model::controller::describe::CONTROLLER_APIS;
 use crate::model::{
-    BrokerModel, BrokerReply, BrokerRequest, ClientInput, ClientModel, ClientOutput,
-    ControllerModel, Faults, LoggedEvent, Millis, ServerConfigDefs, SpecProfile,
+    BrokerModel, BrokerReply, BrokerRequest, ClientInput, ClientModel, Cluster, ClusterError,
+    ControllerModel, Faults, LoggedEvent, Millis, Sender, ServerConfigDefs,
 };
 use crate::scenario::{Capability, Role};
 
@@ -61,36 +65,21 @@ pub fn reference_capabilities() -> Capabilities {
     }
 }
 
-/// A request the client sent that awaits kipcheck's answer.
-#[derive(Clone, Copy, Debug)]
-struct Pending {
-    api_key: ApiKey,
-    version: i16,
-}
-
-/// One scenario's in-process models.
+/// One scenario's in-process models: a [`Cluster`] plus the frames around it.
 pub struct ReferenceSession {
-    profile: SpecProfile,
     numbers: ProvisionalNumbers,
     roles: Vec<Role>,
-    now: Millis,
-    client: Option<ClientModel>,
+    cluster: Cluster,
     connect_on_start: Vec<i32>,
-    broker: Option<BrokerModel>,
-    controller: Option<ControllerModel>,
-    defs: ServerConfigDefs,
     conns: BTreeMap<u32, VecDeque<ConnOutput>>,
     closed: BTreeSet<u32>,
+    /// The cluster's requests as frames, encoded the moment a model emitted them.
     requests: VecDeque<OutRequest>,
-    releases: VecDeque<(u64, u64)>,
-    wakes: BTreeSet<Millis>,
-    pending: BTreeMap<i32, VecDeque<Pending>>,
     next_correlation: i32,
-    /// Events of controllers replaced by a failover, so the event history stays whole.
-    retired_events: Vec<LoggedEvent>,
-    /// The faults of the models (empty for the reference).
-    faults: Faults,
 }
+
+/// The node id of the scenario's broker.
+const BROKER_NODE: i32 = 1;
 
 impl ReferenceSession {
     /// Builds the models the scenario's setup describes.
@@ -99,7 +88,8 @@ impl ReferenceSession {
     }
 
     /// Builds the models the scenario's setup describes, each with `faults` (a faulty
-    /// variant of the reference).
+    /// variant of the reference). A faulty variant's cluster does not check invariants: its
+    /// deviations may break one on purpose, and the scenario must catch them on the wire.
     pub fn with_faults(config: SessionConfig, faults: Faults) -> Result<Self, AdapterError> {
         let SessionConfig {
             setup,
@@ -109,32 +99,36 @@ impl ReferenceSession {
             ..
         } = config;
         let setup_err = |e: &dyn std::fmt::Display| AdapterError::Setup(e.to_string());
+        let mut cluster = Cluster::new();
+        if !faults.is_empty() {
+            cluster = cluster.unchecked();
+        }
         let mut connect_on_start = Vec::new();
-        let client = match &setup.client {
-            Some(c) if roles.contains(&Role::Client) => {
-                connect_on_start = c.connect.clone();
-                let m = if c.embedded {
-                    ClientModel::new_embedded(c.client_type, c.config.clone(), &profile, seed)
-                } else {
-                    ClientModel::new(c.client_type, c.config.clone(), &profile, seed)
-                };
-                Some(m.map_err(|e| setup_err(&e))?.with_faults(faults.clone()))
-            }
-            _ => None,
-        };
-        let broker = if roles.contains(&Role::Broker) {
+        if let Some(c) = setup
+            .client
+            .as_ref()
+            .filter(|_| roles.contains(&Role::Client))
+        {
+            connect_on_start = c.connect.clone();
+            let m = if c.embedded {
+                ClientModel::new_embedded(c.client_type, c.config.clone(), &profile, seed)
+            } else {
+                ClientModel::new(c.client_type, c.config.clone(), &profile, seed)
+            };
+            cluster =
+                cluster.with_client(m.map_err(|e| setup_err(&e))?.with_faults(faults.clone()));
+        }
+        if roles.contains(&Role::Broker) {
             let b = setup.broker.clone().unwrap_or_default();
-            Some(
-                BrokerModel::new(b.settings(1), &profile)
+            cluster = cluster.with_broker(
+                BrokerModel::new(b.settings(BROKER_NODE), &profile)
                     .map_err(|e| setup_err(&e))?
                     .with_faults(faults.clone()),
-            )
-        } else {
-            None
-        };
-        let mut defs = ServerConfigDefs::default();
-        let controller = match &setup.controller {
+            );
+        }
+        match &setup.controller {
             Some(c) if roles.contains(&Role::Controller) => {
+                let mut defs = ServerConfigDefs::default();
                 defs.broker.extend(c.definitions.clone());
                 for v in &c.mv_validators {
                     if !defs.broker.contains_key(&v.key) && !defs.topic.contains_key(&v.key) {
@@ -145,118 +139,83 @@ impl ReferenceSession {
                     }
                     defs = defs.with_mv_validator(&v.key, v.level, v.validator.clone());
                 }
-                Some(
-                    ControllerModel::new(&profile, defs.clone(), c.metadata_version, Millis::ZERO)
+                cluster = cluster.with_controller(
+                    ControllerModel::new(&profile, defs, c.metadata_version, Millis::ZERO)
                         .with_node_id(c.node_id)
-                        .with_faults(faults.clone())
+                        .with_faults(faults)
                         .with_topics(Millis::ZERO, &c.topics),
-                )
+                );
             }
             _ if roles.contains(&Role::Controller) => {
                 return Err(AdapterError::Setup(
                     "a controller scenario needs setup.controller".into(),
                 ))
             }
-            _ => None,
-        };
+            _ => {}
+        }
         Ok(Self {
             numbers: profile.provisional,
-            profile,
             roles,
-            now: Millis::ZERO,
-            client,
+            cluster,
             connect_on_start,
-            broker,
-            controller,
-            defs,
             conns: BTreeMap::new(),
             closed: BTreeSet::new(),
             requests: VecDeque::new(),
-            releases: VecDeque::new(),
-            wakes: BTreeSet::new(),
-            pending: BTreeMap::new(),
             next_correlation: 1,
-            retired_events: Vec::new(),
-            faults,
         })
     }
 
-    fn client_input(&mut self, input: ClientInput) -> Result<(), AdapterError> {
-        let Some(client) = self.client.as_mut() else {
-            return Err(AdapterError::Unsupported(
-                "no client in this scenario (roles/setup.client)".into(),
-            ));
-        };
-        let outputs = client.handle(self.now, input);
-        for o in outputs {
-            match o {
-                ClientOutput::Send {
-                    node,
-                    api_key,
-                    api_version,
-                    body,
-                } => {
-                    let header = RequestHeader {
-                        request_api_key: api_key.0,
-                        request_api_version: api_version,
-                        correlation_id: self.next_correlation,
-                        client_id: Some("kipcheck-reference".into()),
-                        ..Default::default()
-                    };
-                    self.next_correlation += 1;
-                    let frame = codec::encode_request_frame(&header, &body, &self.numbers)
-                        .map_err(|e| AdapterError::Crashed(format!("client request: {e}")))?;
-                    self.pending.entry(node).or_default().push_back(Pending {
-                        api_key: body.api_key(),
-                        version: api_version,
-                    });
-                    self.requests.push_back(OutRequest {
-                        node,
-                        frame,
-                        at_ms: self.now.0,
-                    });
-                }
-                ClientOutput::ReleaseUserRequest { id } => {
-                    self.releases.push_back((id, self.now.0))
-                }
-                ClientOutput::WakeAt(t) => {
-                    self.wakes.insert(t);
-                }
-                ClientOutput::Event(_) => {}
-            }
+    /// Encodes every request the cluster emitted as a frame, in order, each with the next
+    /// correlation id: a scenario sees them exactly as a live client would send them.
+    fn frame_requests(&mut self) -> Result<(), AdapterError> {
+        while let Some(out) = self.cluster.take_request() {
+            let client_id = match out.from {
+                Sender::Client => "kipcheck-reference".to_string(),
+                Sender::Broker(id) => format!("broker-{id}"),
+            };
+            let header = RequestHeader {
+                request_api_key: out.api_key.0,
+                request_api_version: out.api_version,
+                correlation_id: self.next_correlation,
+                client_id: Some(client_id.into()),
+                ..Default::default()
+            };
+            self.next_correlation += 1;
+            let frame = codec::encode_request_frame(&header, &out.body, &self.numbers)
+                .map_err(|e| AdapterError::Crashed(format!("{:?} request: {e}", out.from)))?;
+            self.requests.push_back(OutRequest {
+                node: out.node,
+                frame,
+                at_ms: out.at.0,
+            });
         }
         Ok(())
     }
 
-    /// Runs client timers up to `until`, stopping early when `stop` says so.
-    fn run_until(
+    /// Runs `step` on the cluster, then frames what it emitted.
+    fn drive(
         &mut self,
-        until: Millis,
-        stop: impl Fn(&Self) -> bool,
+        step: impl FnOnce(&mut Cluster) -> Result<(), ClusterError>,
     ) -> Result<(), AdapterError> {
-        loop {
-            if stop(self) {
-                return Ok(());
-            }
-            let next = self.wakes.iter().next().copied();
-            match next {
-                Some(w) if w <= until => {
-                    self.wakes.remove(&w);
-                    if w > self.now {
-                        self.now = w;
-                    }
-                    if self.client.is_some() {
-                        self.client_input(ClientInput::Tick)?;
-                    }
-                }
-                _ => {
-                    if until > self.now {
-                        self.now = until;
-                    }
-                    return Ok(());
-                }
-            }
+        step(&mut self.cluster).map_err(cluster_error)?;
+        self.frame_requests()
+    }
+
+    /// Runs client timers up to `until`, stopping early once a request or (with
+    /// `releases`) a release is ready.
+    fn run_until(&mut self, until: Millis, releases: bool) -> Result<(), AdapterError> {
+        if !releases && !self.requests.is_empty() {
+            return Ok(());
         }
+        self.drive(|c| {
+            c.drive_until(until, |c| {
+                if releases {
+                    c.has_release()
+                } else {
+                    c.has_request()
+                }
+            })
+        })
     }
 
     fn respond_frame(&mut self, conn: u32, correlation_id: i32, version: i16, body: ResponseBody) {
@@ -278,70 +237,50 @@ impl ReferenceSession {
         self.conns.entry(conn).or_default().push_back(out);
     }
 
-    fn route_to_controller(&mut self, conn: u32, frame: &[u8]) {
+    fn route_to_controller(&mut self, conn: u32, frame: &[u8]) -> Result<(), AdapterError> {
         let decoded =
             match codec::decode_request_frame(frame, DEFAULT_MAX_FRAME_SIZE, &self.numbers) {
                 Ok(d) => d,
-                Err(_) => return self.push(conn, ConnOutput::Closed),
+                Err(_) => {
+                    self.push(conn, ConnOutput::Closed);
+                    return Ok(());
+                }
             };
         let version = decoded.header.request_api_version;
         let corr = decoded.header.correlation_id;
-        let now = self.now;
-        let Some(c) = self.controller.as_mut() else {
-            return self.push(conn, ConnOutput::Closed);
-        };
-        let body = match &decoded.body {
-            RequestBody::BrokerRegistration(r) => {
-                ResponseBody::BrokerRegistration(c.handle_broker_registration(now, version, r))
-            }
-            RequestBody::AlterConfigs(r) => {
-                ResponseBody::AlterConfigs(c.handle_alter_configs(now, version, r))
-            }
-            RequestBody::IncrementalAlterConfigs(r) => ResponseBody::IncrementalAlterConfigs(
-                c.handle_incremental_alter_configs(now, version, r),
-            ),
-            RequestBody::UpdateFeatures(r) => {
-                ResponseBody::UpdateFeatures(c.handle_update_features(now, version, r))
-            }
-            RequestBody::CreateTopics(r) => {
-                ResponseBody::CreateTopics(c.handle_create_topics(now, version, r))
-            }
-            RequestBody::DescribeConfigs(r) => {
-                ResponseBody::DescribeConfigs(c.handle_describe_configs(version, r))
-            }
-            RequestBody::DescribeCluster(r) => {
-                ResponseBody::DescribeCluster(c.handle_describe_cluster(version, r))
-            }
-            RequestBody::UnregisterBroker(r) => {
-                ResponseBody::UnregisterBroker(c.handle_unregister_broker(now, version, r))
-            }
-            RequestBody::ApiVersions(_) => ResponseBody::ApiVersions(c.api_versions_response()),
-            _ => return self.push(conn, ConnOutput::Closed),
-        };
-        self.respond_frame(conn, corr, version, body);
+        match self.cluster.controller_request(version, &decoded.body) {
+            Ok(Some(body)) => self.respond_frame(conn, corr, version, body),
+            Ok(None) | Err(ClusterError::NoController) => self.push(conn, ConnOutput::Closed),
+            Err(e) => return Err(cluster_error(e)),
+        }
+        Ok(())
     }
 
-    fn route_to_broker(&mut self, conn: u32, frame: &[u8]) {
+    fn route_to_broker(&mut self, conn: u32, frame: &[u8]) -> Result<(), AdapterError> {
         let parsed = codec::split_request_head(frame, DEFAULT_MAX_FRAME_SIZE, &self.numbers)
             .map(|(header, _, body)| (header, body.to_vec()));
         let Some((header, body)) = parsed else {
-            return self.push(conn, ConnOutput::Closed);
-        };
-        let now = self.now;
-        let Some(b) = self.broker.as_mut() else {
-            return self.push(conn, ConnOutput::Closed);
+            self.push(conn, ConnOutput::Closed);
+            return Ok(());
         };
         // The frame is the 4-byte size, the header, then the body.
         let header_len = frame.len().saturating_sub(4 + body.len());
-        let reply = b.handle_framed_request(
-            now,
-            &BrokerRequest {
-                api_key: ApiKey(header.request_api_key),
-                api_version: header.request_api_version,
-                body,
-            },
-            header_len,
-        );
+        let request = BrokerRequest {
+            api_key: ApiKey(header.request_api_key),
+            api_version: header.request_api_version,
+            body,
+        };
+        let reply = match self
+            .cluster
+            .broker_request(BROKER_NODE, &request, header_len)
+        {
+            Ok(reply) => reply,
+            Err(ClusterError::NoBroker { .. }) => {
+                self.push(conn, ConnOutput::Closed);
+                return Ok(());
+            }
+            Err(e) => return Err(cluster_error(e)),
+        };
         match reply {
             BrokerReply::Response {
                 api_version,
@@ -356,6 +295,24 @@ impl ReferenceSession {
             }
             BrokerReply::Close { .. } => self.push(conn, ConnOutput::Closed),
         }
+        Ok(())
+    }
+}
+
+/// A cluster error as the runner sees it: a step the scenario's models cannot take is
+/// unsupported; anything else is the reference's own failure.
+fn cluster_error(e: ClusterError) -> AdapterError {
+    match e {
+        ClusterError::NoClient => {
+            AdapterError::Unsupported("no client in this scenario (roles/setup.client)".into())
+        }
+        ClusterError::NoBroker { .. } => {
+            AdapterError::Unsupported("no broker in this scenario".into())
+        }
+        ClusterError::NoController => {
+            AdapterError::Unsupported("no controller in this scenario".into())
+        }
+        other => AdapterError::Crashed(other.to_string()),
     }
 }
 
@@ -391,11 +348,10 @@ impl Session for ReferenceSession {
             && (!self.roles.contains(&Role::Broker)
                 || key.is_some_and(|k| CONTROLLER_APIS.contains(&k)));
         if to_controller {
-            self.route_to_controller(conn, &frame);
+            self.route_to_controller(conn, &frame)
         } else {
-            self.route_to_broker(conn, &frame);
+            self.route_to_broker(conn, &frame)
         }
-        Ok(())
     }
 
     async fn recv(&mut self, conn: u32, _wait_ms: u64) -> Result<Option<ConnOutput>, AdapterError> {
@@ -405,134 +361,72 @@ impl Session for ReferenceSession {
     async fn act(&mut self, action: PeerAction) -> Result<(), AdapterError> {
         match action {
             PeerAction::Start => {
-                self.client_input(ClientInput::Start)?;
-                for node in self.connect_on_start.clone() {
-                    self.client_input(ClientInput::Connected { node })?;
-                }
+                let connect = self.connect_on_start.clone();
+                self.drive(|c| {
+                    c.input(ClientInput::Start)?;
+                    for node in connect {
+                        c.input(ClientInput::Connected { node })?;
+                    }
+                    Ok(())
+                })
             }
-            PeerAction::Connect(node) => self.client_input(ClientInput::Connected { node })?,
-            PeerAction::Disconnect(node) => {
-                self.pending.remove(&node);
-                self.client_input(ClientInput::Disconnected { node })?;
-            }
-            PeerAction::Timeout(node) => {
-                if let Some(q) = self.pending.get_mut(&node) {
-                    q.pop_front();
-                }
-                self.client_input(ClientInput::RequestTimedOut { node })?;
-            }
-            PeerAction::UserRequest(id) => self.client_input(ClientInput::UserRequest { id })?,
+            PeerAction::Connect(node) => self.drive(|c| c.input(ClientInput::Connected { node })),
+            PeerAction::Disconnect(node) => self.drive(|c| c.disconnect(node)),
+            PeerAction::Timeout(node) => self.drive(|c| c.time_out(node)),
+            PeerAction::UserRequest(id) => self.drive(|c| c.input(ClientInput::UserRequest { id })),
             PeerAction::Register {
                 controller_max_version,
-            } => {
-                let Some(b) = self.broker.as_ref() else {
-                    return Err(AdapterError::Unsupported(
-                        "no broker in this scenario".into(),
-                    ));
-                };
-                let (version, body) = b.registration_request(controller_max_version);
-                let header = RequestHeader {
-                    request_api_key: ApiKey::BROKER_REGISTRATION.0,
-                    request_api_version: version,
-                    correlation_id: self.next_correlation,
-                    client_id: Some("broker-1".into()),
-                    ..Default::default()
-                };
-                self.next_correlation += 1;
-                let body = RequestBody::BrokerRegistration(body);
-                let frame = codec::encode_request_frame(&header, &body, &self.numbers)
-                    .map_err(|e| AdapterError::Crashed(format!("registration: {e}")))?;
-                self.pending
-                    .entry(EMULATED_CONTROLLER_NODE)
-                    .or_default()
-                    .push_back(Pending {
-                        api_key: ApiKey::BROKER_REGISTRATION,
-                        version,
-                    });
-                self.requests.push_back(OutRequest {
-                    node: EMULATED_CONTROLLER_NODE,
-                    frame,
-                    at_ms: self.now.0,
-                });
-            }
-            PeerAction::Failover => {
-                let Some(c) = self.controller.as_ref() else {
-                    return Err(AdapterError::Unsupported(
-                        "no controller in this scenario".into(),
-                    ));
-                };
-                let log = c.metadata_log().to_vec();
-                let replayed = ControllerModel::replay_with(
-                    &self.profile,
-                    self.defs.clone(),
-                    &log,
-                    self.faults.clone(),
+            } => self.drive(|c| {
+                c.register(
+                    BROKER_NODE,
+                    EMULATED_CONTROLLER_NODE,
+                    controller_max_version,
                 )
-                .map_err(|e| AdapterError::Crashed(format!("failover replay: {e}")))?
-                .with_node_id(c.node_id());
-                self.retired_events.extend(c.events().iter().cloned());
-                self.controller = Some(replayed);
-            }
+            }),
+            PeerAction::Failover => self.drive(Cluster::failover),
         }
-        Ok(())
     }
 
     async fn next_request(&mut self, within_ms: u64) -> Result<Option<OutRequest>, AdapterError> {
-        let deadline = self.now.plus(within_ms);
-        self.run_until(deadline, |s| !s.requests.is_empty())?;
+        let deadline = self.cluster.now().plus(within_ms);
+        self.run_until(deadline, false)?;
         Ok(self.requests.pop_front())
     }
 
     async fn respond(&mut self, node: i32, frame: Vec<u8>) -> Result<(), AdapterError> {
-        let Some(p) = self.pending.get_mut(&node).and_then(VecDeque::pop_front) else {
+        let Some(awaited) = self.cluster.awaited(node) else {
             return Err(AdapterError::Unsupported(format!(
                 "no request from the target to node {node} awaits an answer"
             )));
         };
-        let decoded =
-            codec::decode_response_frame(&frame, DEFAULT_MAX_FRAME_SIZE, p.api_key, p.version)
-                .map_err(|e| {
-                    AdapterError::Crashed(format!("kipcheck's own response does not decode: {e}"))
-                })?;
-        if node == EMULATED_CONTROLLER_NODE {
-            return Ok(());
-        }
-        let input = match decoded.body {
-            ResponseBody::ApiVersions(body) => ClientInput::ApiVersionsResponse { node, body },
-            ResponseBody::PushConfig(body) => ClientInput::PushConfigResponse { node, body },
-            _ => return Ok(()),
-        };
-        self.client_input(input)
+        let decoded = codec::decode_response_frame(
+            &frame,
+            DEFAULT_MAX_FRAME_SIZE,
+            awaited.api_key,
+            awaited.api_version,
+        )
+        .map_err(|e| {
+            AdapterError::Crashed(format!("kipcheck's own response does not decode: {e}"))
+        })?;
+        self.drive(|c| c.answer(node, decoded.body).map(drop))
     }
 
     async fn next_release(&mut self, within_ms: u64) -> Result<Option<(u64, u64)>, AdapterError> {
-        let deadline = self.now.plus(within_ms);
-        self.run_until(deadline, |s| !s.releases.is_empty())?;
-        Ok(self.releases.pop_front())
+        let deadline = self.cluster.now().plus(within_ms);
+        self.run_until(deadline, true)?;
+        Ok(self.cluster.take_release().map(|r| (r.id, r.at.0)))
     }
 
     async fn advance(&mut self, ms: u64) -> Result<(), AdapterError> {
-        let until = self.now.plus(ms);
-        self.run_until(until, |_| false)
+        let until = self.cluster.now().plus(ms);
+        self.drive(|c| c.drive_until(until, |_| false))
     }
 
     fn now_ms(&self) -> u64 {
-        self.now.0
+        self.cluster.now().0
     }
 
     fn events(&self) -> Vec<Value> {
-        let mut all: Vec<&LoggedEvent> = self.retired_events.iter().collect();
-        if let Some(c) = &self.client {
-            all.extend(c.events());
-        }
-        if let Some(b) = &self.broker {
-            all.extend(b.events());
-        }
-        if let Some(c) = &self.controller {
-            all.extend(c.events());
-        }
-        // Stable by time: events of one model keep their order.
-        all.sort_by_key(|e| e.at);
-        all.into_iter().map(logged_json).collect()
+        self.cluster.events().into_iter().map(logged_json).collect()
     }
 }

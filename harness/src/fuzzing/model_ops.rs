@@ -2,14 +2,15 @@
 //! controller of the reference model, driven by the fuzz input. It mirrors what
 //! `harness/tests/model_props.rs` (client, broker and controller operation sequences) and
 //! `harness/tests/model_state_machine.rs` (controller steps) do with proptest, and adds
-//! wiring: a `Deliver` operation carries the client's oldest unsent request through the
-//! codec to its broker and the broker's reply back.
+//! wiring: the models are one [`Cluster`], and a `Deliver` operation carries the client's
+//! oldest unsent request through the codec to its broker and the broker's reply back
+//! ([`Cluster::deliver`]).
 //!
-//! Oracle: `check_invariants()` of every model holds after every step; at the end, ticking
+//! Oracle: `check_invariants()` of every model holds after every step (the cluster checks); at the end, ticking
 //! the client at its deadline leaves nothing blocked and every user request was released
 //! exactly once (liveness, as in `model_props.rs`).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 use arbitrary::{Arbitrary, Unstructured};
 
@@ -18,13 +19,13 @@ use crate::codec::push_config_request::Config;
 use crate::codec::update_features_request::FeatureUpdateKey;
 use crate::codec::{
     ApiKey, ApiVersionsResponse, IncrementalAlterConfigsRequest, Message, PushConfigRequest,
-    PushConfigResponse, Reader, RequestBody, ResponseBody, UpdateFeaturesRequest,
+    PushConfigResponse, UpdateFeaturesRequest,
 };
 use crate::model::emulated_api_versions;
 use crate::model::server_config::resource_type::{BROKER, TOPIC, UNKNOWN};
 use crate::model::{
-    AuditDirection, BrokerModel, BrokerReply, BrokerRequest, BrokerSettings, ClientInput,
-    ClientModel, ClientOutput, ClientType, ConfigTypeNumbering, ControllerModel, Millis, NodeId,
+    AuditDirection, BrokerModel, BrokerRequest, BrokerSettings, ClientInput, ClientModel,
+    ClientType, Cluster, ClusterError, ConfigTypeNumbering, ControllerModel, Millis, NodeId,
     PolicyVerdict, RegistrationRejection, ServerConfigDefs, SizeMeasure, SpecProfile,
     UnadvertisedPushConfigReply, Validator,
 };
@@ -37,93 +38,36 @@ pub fn model_ops(data: &[u8]) {
     let _ = run(&mut u);
 }
 
+/// The cluster under operation, with what the oracle counts and the steps so far (for the
+/// panic message).
 struct World {
-    now: Millis,
-    client: ClientModel,
-    brokers: BTreeMap<NodeId, BrokerModel>,
-    controller: ControllerModel,
-    /// Requests the client asked to send, not yet delivered.
-    outbox: VecDeque<(NodeId, ApiKey, i16, RequestBody)>,
+    cluster: Cluster,
     issued: usize,
     released: usize,
     steps: Vec<String>,
 }
 
 impl World {
-    fn client(&mut self, input: ClientInput) {
-        let out = self.client.handle(self.now, input);
-        for o in out {
-            match o {
-                ClientOutput::Send {
-                    node,
-                    api_key,
-                    api_version,
-                    body,
-                } => self.outbox.push_back((node, api_key, api_version, body)),
-                ClientOutput::ReleaseUserRequest { .. } => self.released += 1,
-                ClientOutput::WakeAt(_) | ClientOutput::Event(_) => {}
-            }
-        }
-    }
-
-    fn deliver(&mut self) {
-        let Some((node, api_key, api_version, body)) = self.outbox.pop_front() else {
-            return;
-        };
-        let bytes = body
-            .to_bytes(api_version)
-            .expect("the client's requests encode");
-        let reply = self
-            .brokers
-            .get_mut(&node)
-            .expect("the client only talks to known nodes")
-            .handle_request(
-                self.now,
-                &BrokerRequest {
-                    api_key,
-                    api_version,
-                    body: bytes,
-                },
-            );
-        let input = match reply {
-            BrokerReply::Response {
-                api_version, body, ..
-            } => {
-                let bytes = body
-                    .to_bytes(api_version)
-                    .expect("the broker's responses encode");
-                match ResponseBody::decode(body.api_key(), &mut Reader::new(&bytes), api_version)
-                    .expect("the broker's responses decode")
-                {
-                    ResponseBody::ApiVersions(body) => {
-                        ClientInput::ApiVersionsResponse { node, body }
-                    }
-                    ResponseBody::PushConfig(body) => {
-                        ClientInput::PushConfigResponse { node, body }
-                    }
-                    other => panic!("unexpected response {other:?}"),
+    /// Applies one cluster step; a broken invariant (or a model message that does not cross
+    /// the codec) fails with the steps that led there.
+    fn apply<R>(&mut self, step: impl FnOnce(&mut Cluster) -> Result<R, ClusterError>) -> R {
+        match step(&mut self.cluster) {
+            Ok(r) => {
+                while self.cluster.take_release().is_some() {
+                    self.released += 1;
                 }
+                r
             }
-            BrokerReply::Close { .. } => ClientInput::Disconnected { node },
-        };
-        self.client(input);
+            Err(e) => panic!("{e}\n  after steps:\n    {}", self.steps.join("\n    ")),
+        }
     }
 
-    fn check(&self) {
-        let fail = |what: String| -> ! {
-            panic!("{what}\n  after steps:\n    {}", self.steps.join("\n    "))
-        };
-        if let Err(v) = self.client.check_invariants() {
-            fail(v.to_string());
-        }
-        for b in self.brokers.values() {
-            if let Err(v) = b.check_invariants() {
-                fail(v.to_string());
-            }
-        }
-        if let Err(v) = self.controller.check_invariants() {
-            fail(v.to_string());
-        }
+    fn client(&mut self, input: ClientInput) {
+        self.apply(|c| c.input(input));
+    }
+
+    fn client_model(&self) -> &ClientModel {
+        self.cluster.client().expect("the world has a client")
     }
 }
 
@@ -190,7 +134,7 @@ fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
     let Ok(client) = ClientModel::new(client_type, user, &p, seed) else {
         return Ok(());
     };
-    let mut brokers = BTreeMap::new();
+    let mut brokers = Vec::new();
     for id in NODES {
         let mut s = BrokerSettings::new(id);
         s.policy = u
@@ -210,7 +154,7 @@ fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
         let Ok(b) = BrokerModel::new(s, &p) else {
             return Ok(());
         };
-        brokers.insert(id, b);
+        brokers.push(b);
     }
     let strict = Validator::AtLeast(3.0 * 1_048_576.0);
     let defs = ServerConfigDefs::default()
@@ -218,32 +162,30 @@ fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
         .with_mv_validator("log.segment.bytes", 42, strict);
     let level = u.int_in_range(30..=45)?;
     let controller = ControllerModel::new(&p, defs, level, Millis(0));
+    let mut cluster = Cluster::new()
+        .with_client(client)
+        .with_controller(controller);
+    for b in brokers {
+        cluster.insert_broker(b);
+    }
     let mut w = World {
-        now: Millis(0),
-        client,
-        brokers,
-        controller,
-        outbox: VecDeque::new(),
+        cluster,
         issued: 0,
         released: 0,
         steps: Vec::new(),
     };
     w.client(ClientInput::Start);
-    w.check();
     let steps = u.int_in_range(0..=64)?;
     for _ in 0..steps {
         if u.is_empty() {
             break;
         }
         step(&mut w, u)?;
-        w.check();
     }
-    let end = w.now.max(w.client.deadline());
-    w.now = end;
-    w.client(ClientInput::Tick);
-    w.check();
+    let end = w.cluster.now().max(w.client_model().deadline());
+    w.apply(|c| c.tick_at(end));
     assert!(
-        !w.client.is_blocking(),
+        !w.client_model().is_blocking(),
         "still blocking at the deadline after:\n  {}",
         w.steps.join("\n  ")
     );
@@ -258,11 +200,10 @@ fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
 
 fn step(w: &mut World, u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
     let node = *u.choose(&NODES)?;
-    let now = w.now;
     match u.int_in_range(0..=16)? {
         0 | 1 => {
             w.steps.push("deliver".into());
-            w.deliver();
+            w.apply(Cluster::deliver);
         }
         2 => {
             w.steps.push(format!("connect {node}"));
@@ -270,8 +211,7 @@ fn step(w: &mut World, u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
         }
         3 => {
             w.steps.push(format!("disconnect {node}"));
-            w.outbox.retain(|(n, ..)| *n != node);
-            w.client(ClientInput::Disconnected { node });
+            w.apply(|c| c.disconnect(node));
         }
         4 => {
             w.steps.push(format!("timeout {node}"));
@@ -286,8 +226,8 @@ fn step(w: &mut World, u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
         6 => {
             let ms = *u.choose(&[0u64, 1, 50, 100, 1000, 30_000, 70_000])?;
             w.steps.push(format!("advance {ms} ms"));
-            w.now = w.now.plus(ms);
-            w.client(ClientInput::Tick);
+            let t = w.cluster.now().plus(ms);
+            w.apply(|c| c.tick_at(t));
         }
         7 => {
             let push = bool::arbitrary(u)?;
@@ -338,15 +278,12 @@ fn step(w: &mut World, u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
                 return Ok(());
             };
             w.steps.push(format!("push {} bytes to {node}", body.len()));
-            let b = w.brokers.get_mut(&node).expect("node");
-            b.handle_request(
-                now,
-                &BrokerRequest {
-                    api_key: ApiKey(95),
-                    api_version: 0,
-                    body,
-                },
-            );
+            let request = BrokerRequest {
+                api_key: ApiKey(95),
+                api_version: 0,
+                body,
+            };
+            w.apply(|c| c.broker_request(node, &request, 0));
         }
         10 => {
             let api_key = ApiKey(*u.choose(&[95i16, 18, 3, 0])?);
@@ -357,15 +294,12 @@ fn step(w: &mut World, u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
                 api_key.0,
                 body.len()
             ));
-            let b = w.brokers.get_mut(&node).expect("node");
-            b.handle_request(
-                now,
-                &BrokerRequest {
-                    api_key,
-                    api_version,
-                    body,
-                },
-            );
+            let request = BrokerRequest {
+                api_key,
+                api_version,
+                body,
+            };
+            w.apply(|c| c.broker_request(node, &request, 0));
         }
         11 => {
             let policy = u
@@ -381,17 +315,21 @@ fn step(w: &mut World, u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
             w.steps.push(format!(
                 "broker {node}: policy {policy:?}, throttle {throttle}"
             ));
-            let b = w.brokers.get_mut(&node).expect("node");
-            b.set_policy(policy);
-            b.set_throttle_time_ms(throttle);
+            w.apply(|c| {
+                c.on_broker(node, |b, _| {
+                    b.set_policy(policy);
+                    b.set_throttle_time_ms(throttle);
+                })
+            });
         }
         12 => {
             let max_version = u.int_in_range(0..=7)?;
             w.steps.push(format!(
                 "register broker {node} (controller max v{max_version})"
             ));
-            let (v, req) = w.brokers[&node].registration_request(max_version);
-            w.controller.handle_broker_registration(now, v, &req);
+            let (v, req) =
+                w.apply(|c| c.on_broker(node, |b, _| b.registration_request(max_version)));
+            w.apply(|c| c.on_controller(|ctl, now| ctl.handle_broker_registration(now, v, &req)));
         }
         13 => {
             let rtype = *u.choose(&[TOPIC, BROKER, UNKNOWN])?;
@@ -439,14 +377,18 @@ fn step(w: &mut World, u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
                 validate_only,
                 ..Default::default()
             };
-            w.controller.handle_incremental_alter_configs(now, 1, &req);
+            w.apply(|c| {
+                c.on_controller(|ctl, now| ctl.handle_incremental_alter_configs(now, 1, &req))
+            });
         }
         14 => {
             let v = u.int_in_range(0..=1)?;
             let req = IncrementalAlterConfigsRequest::arbitrary(u)?.project(v);
             w.steps
                 .push(format!("arbitrary IncrementalAlterConfigs v{v}: {req:?}"));
-            w.controller.handle_incremental_alter_configs(now, v, &req);
+            w.apply(|c| {
+                c.on_controller(|ctl, now| ctl.handle_incremental_alter_configs(now, v, &req))
+            });
         }
         15 => {
             let level = u.int_in_range(25..=50)?;
@@ -466,7 +408,7 @@ fn step(w: &mut World, u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
                 validate_only: Some(validate_only),
                 ..Default::default()
             };
-            w.controller.handle_update_features(now, 1, &req);
+            w.apply(|c| c.on_controller(|ctl, now| ctl.handle_update_features(now, 1, &req)));
         }
         _ => {
             let lo = UpdateFeaturesRequest::VALID_VERSIONS.min;
@@ -475,7 +417,7 @@ fn step(w: &mut World, u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
             let req = UpdateFeaturesRequest::arbitrary(u)?.project(v);
             w.steps
                 .push(format!("arbitrary UpdateFeatures v{v}: {req:?}"));
-            w.controller.handle_update_features(now, v, &req);
+            w.apply(|c| c.on_controller(|ctl, now| ctl.handle_update_features(now, v, &req)));
         }
     }
     Ok(())

@@ -8,10 +8,9 @@
 pub mod backoff;
 pub mod broker;
 pub mod client;
+pub mod cluster;
 pub mod config_def;
 pub mod controller;
-pub mod controller_describe;
-pub mod controller_topics;
 pub mod emulated;
 pub mod events;
 pub mod faults;
@@ -30,6 +29,7 @@ pub use broker::{
     BrokerConfigError, BrokerModel, BrokerReply, BrokerRequest, BrokerSettings, PolicyVerdict,
 };
 pub use client::{ClientConfigError, ClientInput, ClientModel, ClientOutput, HandshakeState};
+pub use cluster::{Awaited, Cluster, ClusterError, Outgoing, Release, Sender};
 pub use config_def::{
     client_definitions, ClientType, ConfigType, ConfigTypeNumbering, ConfigValue,
 };

@@ -1,17 +1,16 @@
 //! Shared helpers for the model's integration tests: builders for configs and responses, and
-//! `Sim`, a tiny deterministic driver that wires one `ClientModel` to `BrokerModel`s through
-//! the wire codec (every request and response is encoded and decoded on the way).
+//! `Sim`, the model's one deterministic driver (`kipcheck::model::Cluster`) set up as one
+//! `ClientModel` wired to `BrokerModel`s through the wire codec, every request delivered at
+//! once (every request and response is encoded and decoded on the way).
 
 #![allow(dead_code)]
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
-use kipcheck::codec::{
-    ApiKey, ApiVersionsResponse, ErrorCode, PushConfigResponse, RequestBody, ResponseBody,
-};
+use kipcheck::codec::{ApiKey, ApiVersionsResponse, ErrorCode, PushConfigResponse, RequestBody};
 use kipcheck::model::{
-    BrokerModel, BrokerReply, BrokerRequest, BrokerSettings, ClientInput, ClientModel,
-    ClientOutput, ClientType, Event, Millis, NodeId, SpecProfile,
+    BrokerModel, BrokerSettings, ClientInput, ClientModel, ClientOutput, ClientType, Cluster,
+    Event, Millis, NodeId, SpecProfile,
 };
 
 /// A user configuration from pairs.
@@ -87,20 +86,15 @@ pub fn start_and_connect(client: &mut ClientModel, node: NodeId, push: bool) -> 
     )
 }
 
-/// One client wired to brokers through the codec; responses arrive instantly.
+/// One client wired to brokers through the codec, responses arriving instantly: a
+/// [`Cluster`] whose every request is delivered at once, with what the tests read back.
 pub struct Sim {
-    /// Current time.
-    pub now: Millis,
-    /// The client.
-    pub client: ClientModel,
-    /// Brokers by node id.
-    pub brokers: BTreeMap<NodeId, BrokerModel>,
+    /// The models, their clock and what is in flight (checked after every step).
+    pub cluster: Cluster,
     /// User requests released, in order.
     pub released: Vec<u64>,
     /// Every request the client sent: (node, wire api key, body).
     pub sent: Vec<(NodeId, ApiKey, RequestBody)>,
-    pending: VecDeque<ClientInput>,
-    next_wake: Option<Millis>,
 }
 
 impl Sim {
@@ -113,104 +107,60 @@ impl Sim {
         brokers: &[(NodeId, bool)],
     ) -> Self {
         let client = ClientModel::new(client_type, user, profile, seed).expect("valid config");
-        let brokers = brokers
-            .iter()
-            .map(|(id, policy)| {
-                let mut s = BrokerSettings::new(*id);
-                if !policy {
-                    s.policy = None;
-                }
-                (*id, BrokerModel::new(s, profile).expect("valid broker"))
-            })
-            .collect();
+        let mut cluster = Cluster::new().with_client(client);
+        for (id, policy) in brokers {
+            let mut s = BrokerSettings::new(*id);
+            if !policy {
+                s.policy = None;
+            }
+            cluster.insert_broker(BrokerModel::new(s, profile).expect("valid broker"));
+        }
         Self {
-            now: Millis(0),
-            client,
-            brokers,
+            cluster,
             released: Vec::new(),
             sent: Vec::new(),
-            pending: VecDeque::new(),
-            next_wake: None,
         }
+    }
+
+    /// The client.
+    pub fn client(&self) -> &ClientModel {
+        self.cluster.client().expect("a Sim has a client")
+    }
+
+    /// The broker with node id `node`.
+    pub fn broker(&self, node: NodeId) -> &BrokerModel {
+        &self.cluster.brokers()[&node]
     }
 
     /// Feeds an input and everything it causes, until quiet.
     pub fn input(&mut self, input: ClientInput) {
-        self.pending.push_back(input);
-        while let Some(i) = self.pending.pop_front() {
-            let out = self.client.handle(self.now, i);
-            self.client.check_invariants().expect("client invariants");
-            for o in out {
-                self.output(o);
-            }
-        }
+        self.cluster.input(input).expect("cluster step");
+        self.settle();
     }
 
-    fn output(&mut self, o: ClientOutput) {
-        match o {
-            ClientOutput::Send {
-                node,
-                api_key,
-                api_version,
-                body,
-            } => {
-                self.sent.push((node, api_key, body.clone()));
-                let bytes = body.to_bytes(api_version).expect("client encodes");
-                let broker = self.brokers.get_mut(&node).expect("known node");
-                let reply = broker.handle_request(
-                    self.now,
-                    &BrokerRequest {
-                        api_key,
-                        api_version,
-                        body: bytes,
-                    },
-                );
-                broker.check_invariants().expect("broker invariants");
-                match reply {
-                    BrokerReply::Response {
-                        api_version, body, ..
-                    } => {
-                        let bytes = body.to_bytes(api_version).expect("broker encodes");
-                        let decoded = ResponseBody::decode(
-                            body.api_key(),
-                            &mut kipcheck::codec::Reader::new(&bytes),
-                            api_version,
-                        )
-                        .expect("client decodes");
-                        self.pending.push_back(match decoded {
-                            ResponseBody::ApiVersions(b) => {
-                                ClientInput::ApiVersionsResponse { node, body: b }
-                            }
-                            ResponseBody::PushConfig(b) => {
-                                ClientInput::PushConfigResponse { node, body: b }
-                            }
-                            other => panic!("unexpected response {other:?}"),
-                        });
-                    }
-                    BrokerReply::Close { .. } => {
-                        self.pending.push_back(ClientInput::Disconnected { node })
-                    }
-                }
-            }
-            ClientOutput::ReleaseUserRequest { id } => self.released.push(id),
-            ClientOutput::WakeAt(t) => self.next_wake = Some(t),
-            ClientOutput::Event(_) => {}
+    /// Delivers every request in flight (and those their answers cause), in order.
+    fn settle(&mut self) {
+        while let Some(out) = self.cluster.deliver().expect("cluster delivery") {
+            self.sent.push((out.node, out.api_key, out.body));
+        }
+        while let Some(r) = self.cluster.take_release() {
+            self.released.push(r.id);
         }
     }
 
     /// Starts the client and connects every broker.
     pub fn boot(&mut self) {
         self.input(ClientInput::Start);
-        let ids: Vec<NodeId> = self.brokers.keys().copied().collect();
+        let ids: Vec<NodeId> = self.cluster.brokers().keys().copied().collect();
         for node in ids {
             self.input(ClientInput::Connected { node });
         }
     }
 
-    /// Advances to `t`, ticking the client.
+    /// Advances to `t` at once, ticking the client there.
     pub fn advance_to(&mut self, t: Millis) {
-        self.now = t;
-        self.input(ClientInput::Tick);
+        self.cluster.tick_at(t).expect("cluster tick");
+        self.settle();
     }
 
     /// PushConfig requests sent, by node.

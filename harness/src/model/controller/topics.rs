@@ -3,21 +3,21 @@
 //! Kafka 4.x): a topic exists once a `TopicRecord` names it, so a failover keeps it. Setup
 //! topics are written at bootstrap ([`ControllerModel::with_topics`]); CreateTopics adds more.
 //! Alters and describes of a TOPIC resource that does not exist are answered
-//! UNKNOWN_TOPIC_OR_PARTITION per resource (see `controller.rs`, `controller_describe.rs`).
+//! UNKNOWN_TOPIC_OR_PARTITION per resource (see `alter_configs.rs`, `describe.rs`).
 //!
 //! Not modelled: partitions (no `PartitionRecord`: nothing in the suite reads them), manual
 //! assignments, topic deletion through the model (the log still replays a
 //! `RemoveTopicRecord`), name collisions between `.` and `_`.
 
-use super::controller::ControllerModel;
-use super::server_config::resource_type;
-use super::time::Millis;
+use super::ControllerModel;
 use crate::codec::create_topics_request::CreatableTopic;
 use crate::codec::create_topics_response::{CreatableTopicConfigs, CreatableTopicResult};
 use crate::codec::{
     CreateTopicsRequest, CreateTopicsResponse, ErrorCode, Message, MetadataRecordBody, TopicRecord,
     Uuid,
 };
+use crate::model::server_config::resource_type;
+use crate::model::time::Millis;
 
 /// `num.partitions` and `default.replication.factor` defaults (Kafka's `ServerLogConfigs` /
 /// `ReplicationConfigs`): what -1 in CreateTopics resolves to.

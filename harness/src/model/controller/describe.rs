@@ -9,11 +9,8 @@
 
 use std::collections::BTreeMap;
 
-use super::config_def::ConfigType;
-use super::controller::ControllerModel;
-use super::controller_topics::unknown_topic;
-use super::server_config::{resource_type, ServerConfigKey};
-use super::time::Millis;
+use super::topics::unknown_topic;
+use super::ControllerModel;
 use crate::codec::api_versions_response::{ApiVersion, FinalizedFeatureKey};
 use crate::codec::describe_cluster_response::DescribeClusterBroker;
 use crate::codec::describe_configs_request::DescribeConfigsResource;
@@ -25,6 +22,9 @@ use crate::codec::{
     DescribeConfigsRequest, DescribeConfigsResponse, ErrorCode, Message, MetadataRecordBody,
     RequestBody, UnregisterBrokerRecord, UnregisterBrokerRequest, UnregisterBrokerResponse,
 };
+use crate::model::config_def::ConfigType;
+use crate::model::server_config::{resource_type, ServerConfigKey};
+use crate::model::time::Millis;
 
 /// APIs the controller model answers besides ApiVersions (what it advertises).
 pub const CONTROLLER_APIS: [ApiKey; 8] = [
