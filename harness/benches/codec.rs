@@ -19,20 +19,56 @@ use kafka_protocol::messages as kp;
 use kafka_protocol::protocol::{Decodable, Encodable, StrBytes};
 use kipcheck::codec::{
     api_versions_response, broker_registration_request, incremental_alter_configs_request,
-    push_config_request, ApiVersionsResponse, BrokerRegistrationRequest,
-    IncrementalAlterConfigsRequest, Message, PushConfigRequest, Uuid,
+    metadata_response, push_config_request, register_broker_record, ApiVersionsResponse,
+    BrokerRegistrationRequest, IncrementalAlterConfigsRequest, Message, MetadataResponse,
+    PushConfigRequest, RegisterBrokerRecord, Uuid,
 };
 
 fn main() {
     // Build and cross-check every fixture before any timing starts.
-    eprintln!(
-        "fixture sizes: ApiVersionsResponse v4 {} B, IncrementalAlterConfigsRequest v1 {} B, \
-         BrokerRegistrationRequest v4 {} B, PushConfigRequest v0 {} B",
-        api_versions().bytes.len(),
-        incremental_alter_configs().bytes.len(),
-        broker_registration().bytes.len(),
-        push_config().1.len()
-    );
+    let sizes = [
+        ("api_versions_response_v4_90_keys", &api_versions().bytes),
+        (
+            "incremental_alter_configs_request_v1_50_configs",
+            &incremental_alter_configs().bytes,
+        ),
+        (
+            "broker_registration_request_v4",
+            &broker_registration().bytes,
+        ),
+        (
+            "metadata_response_v12_100_topics_10_partitions",
+            &metadata().bytes,
+        ),
+        (
+            "register_broker_record_v5_50_static_configs",
+            &register_broker().1,
+        ),
+        ("push_config_request_v0_10_kb", &push_config().1),
+    ];
+    for (name, bytes) in sizes {
+        eprintln!("fixture {name}: {} B", bytes.len());
+    }
+    for n in PUSH_CONFIG_ENTRIES {
+        eprintln!(
+            "push_config_entries {n}: {} B",
+            push_config_sized(n).1.len()
+        );
+    }
+    // `KIPCHECK_FIXTURES_OUT=DIR`: write each fixture's bytes to DIR/NAME.bin (with its
+    // version in DIR/NAME.version) for the Java benchmark (scripts/bench-vs-java.sh), and
+    // exit.
+    if let Some(dir) = std::env::var_os("KIPCHECK_FIXTURES_OUT") {
+        let dir = std::path::PathBuf::from(dir);
+        std::fs::create_dir_all(&dir).expect("create the fixture directory");
+        let versions = [4, 1, 4, 12, 5, 0];
+        for ((name, bytes), version) in sizes.iter().zip(versions) {
+            std::fs::write(dir.join(format!("{name}.bin")), bytes).expect("write a fixture");
+            std::fs::write(dir.join(format!("{name}.version")), format!("{version}\n"))
+                .expect("write a fixture version");
+        }
+        return;
+    }
     divan::main();
 }
 
@@ -386,83 +422,316 @@ fn broker_registration(
 }
 
 // ---------------------------------------------------------------------------------------
-// PushConfigRequest v0 (ours only: kafka-protocol has no API 95), ~200 client configs.
+// PushConfigRequest v0 (ours only: kafka-protocol has no API 95).
 
+// (key, value, type): 1 BOOLEAN, 2 STRING, 3 INT, 5 LONG, 6 DOUBLE, 7 LIST, 8 CLASS.
+const BASE: [(&str, &str, i8); 50] = [
+    (
+        "bootstrap.servers",
+        "b-1.prod-eu-west-1.kafka.example.com:9094,b-2.prod-eu-west-1.kafka.example.com:9094",
+        7,
+    ),
+    ("client.id", "payments-order-service-7f9c4d8b6-x2kqp", 2),
+    ("client.dns.lookup", "use_all_dns_ips", 2),
+    ("security.protocol", "SASL_SSL", 2),
+    ("sasl.mechanism", "SCRAM-SHA-512", 2),
+    ("ssl.endpoint.identification.algorithm", "https", 2),
+    ("ssl.enabled.protocols", "TLSv1.2,TLSv1.3", 7),
+    ("ssl.truststore.type", "PEM", 2),
+    ("request.timeout.ms", "30000", 3),
+    ("retry.backoff.ms", "100", 5),
+    ("retry.backoff.max.ms", "1000", 5),
+    ("reconnect.backoff.ms", "50", 5),
+    ("reconnect.backoff.max.ms", "1000", 5),
+    ("socket.connection.setup.timeout.ms", "10000", 5),
+    ("socket.connection.setup.timeout.max.ms", "30000", 5),
+    ("connections.max.idle.ms", "540000", 5),
+    ("metadata.max.age.ms", "300000", 5),
+    ("metrics.num.samples", "2", 3),
+    ("metrics.sample.window.ms", "30000", 5),
+    ("metrics.recording.level", "INFO", 2),
+    ("send.buffer.bytes", "131072", 3),
+    ("receive.buffer.bytes", "65536", 3),
+    ("enable.metrics.push", "true", 1),
+    (
+        "key.serializer",
+        "org.apache.kafka.common.serialization.StringSerializer",
+        8,
+    ),
+    (
+        "value.serializer",
+        "io.confluent.kafka.serializers.KafkaAvroSerializer",
+        8,
+    ),
+    ("acks", "all", 2),
+    ("enable.idempotence", "true", 1),
+    ("linger.ms", "5", 5),
+    ("batch.size", "65536", 3),
+    ("buffer.memory", "33554432", 5),
+    ("compression.type", "zstd", 2),
+    ("max.in.flight.requests.per.connection", "5", 3),
+    ("max.request.size", "1048576", 3),
+    ("delivery.timeout.ms", "120000", 3),
+    ("partitioner.ignore.keys", "false", 1),
+    ("transaction.timeout.ms", "60000", 3),
+    (
+        "key.deserializer",
+        "org.apache.kafka.common.serialization.StringDeserializer",
+        8,
+    ),
+    (
+        "value.deserializer",
+        "io.confluent.kafka.serializers.KafkaAvroDeserializer",
+        8,
+    ),
+    ("group.id", "payments-order-service", 2),
+    ("group.protocol", "consumer", 2),
+    ("auto.offset.reset", "earliest", 2),
+    ("enable.auto.commit", "false", 1),
+    ("fetch.min.bytes", "1", 3),
+    ("fetch.max.wait.ms", "500", 3),
+    ("max.poll.records", "500", 3),
+    ("max.poll.interval.ms", "300000", 3),
+    ("session.timeout.ms", "45000", 3),
+    ("isolation.level", "read_committed", 2),
+    (
+        "interceptor.classes",
+        "io.opentelemetry.instrumentation.kafkaclients.v2_6.TracingConsumerInterceptor",
+        7,
+    ),
+    (
+        "partition.assignment.strategy",
+        "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
+        7,
+    ),
+];
+/// A PushConfigRequest with `n` client configs: the 50 base configs, then again under the
+/// prefixes `producer.`, `consumer.`, `admin.`, then `x4.`, `x5.` and so on.
+fn push_config_n(n: usize) -> PushConfigRequest {
+    let configs = (0..n)
+        .map(|i| {
+            let (k, v, t) = BASE[i % BASE.len()];
+            let prefix = match i / BASE.len() {
+                0 => String::new(),
+                1 => "producer.".to_owned(),
+                2 => "consumer.".to_owned(),
+                3 => "admin.".to_owned(),
+                j => format!("x{j}."),
+            };
+            push_config_request::Config {
+                config_key: format!("{prefix}{k}").into(),
+                config_value: v.into(),
+                config_type: t,
+                is_default: i % 3 == 0,
+                ..Default::default()
+            }
+        })
+        .collect();
+    PushConfigRequest {
+        configs,
+        ..Default::default()
+    }
+}
+
+/// The largest request of this shape within the KIP-1324 default `client.config.max.bytes`
+/// (10 KB = 10240 bytes, body only).
 fn push_config() -> &'static (PushConfigRequest, Vec<u8>) {
     static F: OnceLock<(PushConfigRequest, Vec<u8>)> = OnceLock::new();
     F.get_or_init(|| {
-        // (key, value, type): 1 BOOLEAN, 2 STRING, 3 INT, 5 LONG, 6 DOUBLE, 7 LIST, 8 CLASS.
-        const BASE: [(&str, &str, i8); 50] = [
-            ("bootstrap.servers", "b-1.prod-eu-west-1.kafka.example.com:9094,b-2.prod-eu-west-1.kafka.example.com:9094", 7),
-            ("client.id", "payments-order-service-7f9c4d8b6-x2kqp", 2),
-            ("client.dns.lookup", "use_all_dns_ips", 2),
-            ("security.protocol", "SASL_SSL", 2),
-            ("sasl.mechanism", "SCRAM-SHA-512", 2),
-            ("ssl.endpoint.identification.algorithm", "https", 2),
-            ("ssl.enabled.protocols", "TLSv1.2,TLSv1.3", 7),
-            ("ssl.truststore.type", "PEM", 2),
-            ("request.timeout.ms", "30000", 3),
-            ("retry.backoff.ms", "100", 5),
-            ("retry.backoff.max.ms", "1000", 5),
-            ("reconnect.backoff.ms", "50", 5),
-            ("reconnect.backoff.max.ms", "1000", 5),
-            ("socket.connection.setup.timeout.ms", "10000", 5),
-            ("socket.connection.setup.timeout.max.ms", "30000", 5),
-            ("connections.max.idle.ms", "540000", 5),
-            ("metadata.max.age.ms", "300000", 5),
-            ("metrics.num.samples", "2", 3),
-            ("metrics.sample.window.ms", "30000", 5),
-            ("metrics.recording.level", "INFO", 2),
-            ("send.buffer.bytes", "131072", 3),
-            ("receive.buffer.bytes", "65536", 3),
-            ("enable.metrics.push", "true", 1),
-            ("key.serializer", "org.apache.kafka.common.serialization.StringSerializer", 8),
-            ("value.serializer", "io.confluent.kafka.serializers.KafkaAvroSerializer", 8),
-            ("acks", "all", 2),
-            ("enable.idempotence", "true", 1),
-            ("linger.ms", "5", 5),
-            ("batch.size", "65536", 3),
-            ("buffer.memory", "33554432", 5),
-            ("compression.type", "zstd", 2),
-            ("max.in.flight.requests.per.connection", "5", 3),
-            ("max.request.size", "1048576", 3),
-            ("delivery.timeout.ms", "120000", 3),
-            ("partitioner.ignore.keys", "false", 1),
-            ("transaction.timeout.ms", "60000", 3),
-            ("key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer", 8),
-            ("value.deserializer", "io.confluent.kafka.serializers.KafkaAvroDeserializer", 8),
-            ("group.id", "payments-order-service", 2),
-            ("group.protocol", "consumer", 2),
-            ("auto.offset.reset", "earliest", 2),
-            ("enable.auto.commit", "false", 1),
-            ("fetch.min.bytes", "1", 3),
-            ("fetch.max.wait.ms", "500", 3),
-            ("max.poll.records", "500", 3),
-            ("max.poll.interval.ms", "300000", 3),
-            ("session.timeout.ms", "45000", 3),
-            ("isolation.level", "read_committed", 2),
-            ("interceptor.classes", "io.opentelemetry.instrumentation.kafkaclients.v2_6.TracingConsumerInterceptor", 7),
-            ("partition.assignment.strategy", "org.apache.kafka.clients.consumer.CooperativeStickyAssignor", 7),
-        ];
-        let prefixes = ["", "producer.", "consumer.", "admin."];
-        let configs: Vec<push_config_request::Config> = prefixes
+        let mut n = 1;
+        while push_config_n(n + 1).encoded_len(0).expect("encodes") <= 10240 {
+            n += 1;
+        }
+        let ours = push_config_n(n);
+        let bytes = ours.to_bytes(0).expect("our encoder accepts the fixture");
+        assert_eq!(
+            PushConfigRequest::from_bytes(&bytes, 0).expect("decodes"),
+            ours
+        );
+        (ours, bytes)
+    })
+}
+
+/// PushConfigRequests with 10, 100, 1000 and 10000 configs (scripts/scaling.sh).
+fn push_config_sized(n: usize) -> &'static (PushConfigRequest, Vec<u8>) {
+    type BySize = Vec<(usize, (PushConfigRequest, Vec<u8>))>;
+    static F: OnceLock<BySize> = OnceLock::new();
+    let all = F.get_or_init(|| {
+        PUSH_CONFIG_ENTRIES
             .iter()
-            .flat_map(|p| {
-                BASE.iter().enumerate().map(move |(i, &(k, v, t))| push_config_request::Config {
-                    config_key: format!("{p}{k}").into(),
-                    config_value: v.into(),
-                    config_type: t,
-                    is_default: i % 3 == 0,
+            .map(|&n| {
+                let ours = push_config_n(n);
+                let bytes = ours.to_bytes(0).expect("our encoder accepts the fixture");
+                (n, (ours, bytes))
+            })
+            .collect()
+    });
+    &all.iter().find(|(k, _)| *k == n).expect("a listed size").1
+}
+
+const PUSH_CONFIG_ENTRIES: [usize; 4] = [10, 100, 1000, 10000];
+
+// ---------------------------------------------------------------------------------------
+// MetadataResponse v12: 3 brokers, 100 topics x 10 partitions (replication factor 3).
+
+fn metadata() -> &'static Fixture<MetadataResponse, kp::MetadataResponse> {
+    static F: OnceLock<Fixture<MetadataResponse, kp::MetadataResponse>> = OnceLock::new();
+    F.get_or_init(|| {
+        let hosts = [
+            "b-1.prod-eu-west-1.kafka.example.com",
+            "b-2.prod-eu-west-1.kafka.example.com",
+            "b-3.prod-eu-west-1.kafka.example.com",
+        ];
+        let racks = ["eu-west-1a", "eu-west-1b", "eu-west-1c"];
+        let topic_name = |t: usize| format!("payments.orders.events-{t:03}");
+        let replicas = |t: usize, p: usize| -> Vec<i32> {
+            (0..3).map(|r| ((t + p + r) % 3 + 1) as i32).collect()
+        };
+        let ours = MetadataResponse {
+            throttle_time_ms: Some(0),
+            brokers: (0..3)
+                .map(|b| metadata_response::MetadataResponseBroker {
+                    node_id: b as i32 + 1,
+                    host: hosts[b].into(),
+                    port: 9094,
+                    rack: Some(Some(racks[b].into())),
                     ..Default::default()
                 })
-            })
-            .collect();
-        let ours = PushConfigRequest {
-            configs,
+                .collect(),
+            cluster_id: Some(Some("MkU3OEVBNTcwNTJENDM2Qk".into())),
+            controller_id: Some(2),
+            topics: (0..100)
+                .map(|t| metadata_response::MetadataResponseTopic {
+                    error_code: 0,
+                    name: Some(topic_name(t).into()),
+                    topic_id: Some(uuid(t as u8)),
+                    is_internal: Some(false),
+                    partitions: (0..10)
+                        .map(|p| metadata_response::MetadataResponsePartition {
+                            error_code: 0,
+                            partition_index: p as i32,
+                            leader_id: replicas(t, p)[0],
+                            leader_epoch: Some(7),
+                            replica_nodes: replicas(t, p),
+                            isr_nodes: replicas(t, p),
+                            offline_replicas: Some(Vec::new()),
+                            ..Default::default()
+                        })
+                        .collect(),
+                    topic_authorized_operations: Some(-2147483648),
+                    ..Default::default()
+                })
+                .collect(),
             ..Default::default()
         };
-        let bytes = ours.to_bytes(0).expect("our encoder accepts the fixture");
-        assert_eq!(PushConfigRequest::from_bytes(&bytes, 0).expect("decodes"), ours);
+        let mut theirs = kp::MetadataResponse::default();
+        theirs.throttle_time_ms = 0;
+        theirs.brokers = (0..3)
+            .map(|b| {
+                kp::metadata_response::MetadataResponseBroker::default()
+                    .with_node_id((b as i32 + 1).into())
+                    .with_host(s(hosts[b]))
+                    .with_port(9094)
+                    .with_rack(Some(s(racks[b])))
+            })
+            .collect();
+        theirs.cluster_id = Some(s("MkU3OEVBNTcwNTJENDM2Qk"));
+        theirs.controller_id = 2.into();
+        theirs.topics = (0..100)
+            .map(|t| {
+                kp::metadata_response::MetadataResponseTopic::default()
+                    .with_name(Some(s(&topic_name(t)).into()))
+                    .with_topic_id(kuuid(&uuid(t as u8)))
+                    .with_is_internal(false)
+                    .with_partitions(
+                        (0..10)
+                            .map(|p| {
+                                let r: Vec<kp::BrokerId> =
+                                    replicas(t, p).into_iter().map(Into::into).collect();
+                                kp::metadata_response::MetadataResponsePartition::default()
+                                    .with_partition_index(p as i32)
+                                    .with_leader_id(r[0])
+                                    .with_leader_epoch(7)
+                                    .with_replica_nodes(r.clone())
+                                    .with_isr_nodes(r)
+                            })
+                            .collect(),
+                    )
+            })
+            .collect();
+        fixture(ours, theirs, 12)
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// RegisterBrokerRecord v5 (KIP-1326; ours only: kafka-protocol has no metadata records),
+// 2 endpoints, 3 features, 2 log dirs, 50 static configs (5 sensitive, value null).
+
+fn register_broker() -> &'static (RegisterBrokerRecord, Vec<u8>) {
+    static F: OnceLock<(RegisterBrokerRecord, Vec<u8>)> = OnceLock::new();
+    F.get_or_init(|| {
+        let static_configs = TOPIC_CONFIGS
+            .iter()
+            .enumerate()
+            .map(|(i, &(n, v))| register_broker_record::BrokerStaticConfig {
+                name: format!("log.{n}").into(),
+                value: if i % 10 == 9 {
+                    None
+                } else {
+                    Some(v.unwrap_or("1").into())
+                },
+                ..Default::default()
+            })
+            .collect();
+        let ours = RegisterBrokerRecord {
+            broker_id: 3,
+            is_migrating_zk_broker: Some(false),
+            incarnation_id: uuid(9),
+            broker_epoch: 21474836480,
+            end_points: [
+                (
+                    "BROKER",
+                    "kafka-3.kafka-headless.streaming.svc.cluster.local",
+                    9092,
+                    1,
+                ),
+                ("EXTERNAL", "b-3.prod-eu-west-1.kafka.example.com", 9094, 3),
+            ]
+            .iter()
+            .map(|&(n, h, p, sp)| register_broker_record::BrokerEndpoint {
+                name: n.into(),
+                host: h.into(),
+                port: p,
+                security_protocol: sp,
+                ..Default::default()
+            })
+            .collect(),
+            features: [
+                ("metadata.version", 7, 27),
+                ("kraft.version", 0, 1),
+                ("group.version", 0, 1),
+            ]
+            .iter()
+            .map(|&(n, lo, hi)| register_broker_record::BrokerFeature {
+                name: n.into(),
+                min_supported_version: lo,
+                max_supported_version: hi,
+                ..Default::default()
+            })
+            .collect(),
+            rack: Some("eu-west-1b".into()),
+            fenced: true,
+            in_controlled_shutdown: Some(false),
+            log_dirs: Some(vec![uuid(1), uuid(2)]),
+            cordoned_log_dirs: Some(Vec::new()),
+            static_configs: Some(static_configs),
+            ..Default::default()
+        };
+        let bytes = ours.to_bytes(5).expect("our encoder accepts the fixture");
+        assert_eq!(
+            RegisterBrokerRecord::from_bytes(&bytes, 5).expect("decodes"),
+            ours
+        );
         (ours, bytes)
     })
 }
@@ -558,27 +827,61 @@ suite!(
 );
 suite!(broker_registration_request_v4, broker_registration);
 
-mod push_config_request_v0_200_configs {
+suite!(metadata_response_v12_100_topics_10_partitions, metadata);
+
+/// The benchmarks of a message kafka-protocol does not have: `$fixture()` gives
+/// `(value, bytes)`.
+macro_rules! ours_only {
+    ($name:ident, $fixture:ident, $version:expr) => {
+        mod $name {
+            use super::*;
+
+            #[divan::bench]
+            fn decode_ours(b: Bencher) {
+                let (ours, bytes) = $fixture();
+                b.bench_local(|| decode_as(ours, black_box(bytes), black_box($version)));
+            }
+            #[divan::bench]
+            fn encode_ours(b: Bencher) {
+                let (ours, _) = $fixture();
+                b.bench_local(|| black_box(ours).to_bytes(black_box($version)).unwrap());
+            }
+            #[divan::bench]
+            fn encode_reuse_ours(b: Bencher) {
+                let (ours, bytes) = $fixture();
+                let mut buf = Vec::with_capacity(bytes.len());
+                b.bench_local(|| {
+                    buf.clear();
+                    black_box(ours)
+                        .encode(&mut buf, black_box($version))
+                        .unwrap();
+                    black_box(buf.len());
+                });
+            }
+        }
+    };
+}
+
+/// Decodes `bytes` as the type of `_like`.
+fn decode_as<M: Message>(_like: &M, bytes: &[u8], version: i16) -> M {
+    M::from_bytes(bytes, version).unwrap()
+}
+
+ours_only!(
+    register_broker_record_v5_50_static_configs,
+    register_broker,
+    5
+);
+ours_only!(push_config_request_v0_10_kb, push_config, 0);
+
+/// Decode time by size (scripts/scaling.sh): PushConfigRequest v0 with N configs.
+mod push_config_entries {
     use super::*;
 
-    #[divan::bench]
-    fn decode_ours(b: Bencher) {
-        let (_, bytes) = push_config();
-        b.bench_local(|| PushConfigRequest::from_bytes(black_box(bytes), 0).unwrap());
-    }
-    #[divan::bench]
-    fn encode_ours(b: Bencher) {
-        let (ours, _) = push_config();
-        b.bench_local(|| black_box(ours).to_bytes(0).unwrap());
-    }
-    #[divan::bench]
-    fn encode_reuse_ours(b: Bencher) {
-        let (ours, bytes) = push_config();
-        let mut buf = Vec::with_capacity(bytes.len());
-        b.bench_local(|| {
-            buf.clear();
-            black_box(ours).encode(&mut buf, 0).unwrap();
-            black_box(buf.len());
-        });
+    #[divan::bench(args = PUSH_CONFIG_ENTRIES)]
+    fn decode_ours(b: Bencher, n: usize) {
+        let (_, bytes) = push_config_sized(n);
+        b.counter(divan::counter::BytesCount::new(bytes.len()))
+            .bench_local(|| PushConfigRequest::from_bytes(black_box(bytes), 0).unwrap());
     }
 }

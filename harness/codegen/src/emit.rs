@@ -436,10 +436,10 @@ fn emit_decode(out: &mut String, msg: &Message, st: &Struct, vis: &str, has_tags
     if uses_flexible {
         let _ = writeln!(out, "        let flexible = {};", cond(msg.flexible, ctx));
     }
-    out.push_str("        let mut this = Self::default();\n");
-    if st.fields.iter().all(|f| f.always_present) && !has_tags && st.fields.is_empty() {
-        // nothing to read
-    }
+    // Each field is read into a local in wire order and the struct is built once at the end
+    // (no default value built first and then overwritten); a local the tagged section may
+    // set is `mut`.
+    let local = |f: &Field| format!("f_{}", f.ident.trim_start_matches("r#"));
     for f in &st.fields {
         let tagged = cond(f.tagged, ctx);
         let c = compact_cond(msg, f, ctx);
@@ -448,38 +448,31 @@ fn emit_decode(out: &mut String, msg: &Message, st: &Struct, vis: &str, has_tags
         } else {
             decode_base(&f.ty, &c)
         };
-        let assign = if f.always_present {
-            format!(
-                "this.{} = {expr}\n    .map_err(|e| e.field({:?}))?;",
-                f.ident, f.name
-            )
+        let read = if f.always_present {
+            format!("{expr}\n    .map_err(|e| e.field({:?}))?", f.name)
         } else {
             format!(
-                "this.{} = Some(\n    {expr}\n        .map_err(|e| e.field({:?}))?,\n);",
-                f.ident, f.name
+                "Some(\n    {expr}\n        .map_err(|e| e.field({:?}))?,\n)",
+                f.name
             )
         };
-        let regular = regular_cond(f, ctx);
-        if regular == "false" {
-            // Only ever tagged: set to its default when present; the tagged section may override.
-        } else if regular == "true" {
-            out.push_str(&indent(&assign, 8));
+        // Only ever tagged in a version: its default when present; the tagged section may
+        // override it.
+        let otherwise = if tagged != "false" && !f.always_present {
+            if_else(&tagged, &format!("Some({})", value_default(f)), "None")
         } else {
-            let _ = write!(
-                out,
-                "        if {regular} {{\n{}        }}\n",
-                indent(&assign, 12)
-            );
-        }
-        if tagged != "false" && !f.always_present {
-            let _ = writeln!(
-                out,
-                "        if {tagged} {{\n            this.{} = Some({});\n        }}",
-                f.ident,
-                value_default(f)
-            );
-        }
+            member_default(f)
+        };
+        let value = if_else(&regular_cond(f, ctx), &read, &otherwise);
+        let mutable = if f.tag.is_some() { "mut " } else { "" };
+        let _ = writeln!(
+            out,
+            "        let {mutable}{} = {};",
+            local(f),
+            indent(&value, 8).trim()
+        );
     }
+    let mut unknown = "TaggedFields::default()".to_string();
     if has_tags {
         let mut arms = String::new();
         let mut tagged: Vec<&Field> = st.fields.iter().filter(|f| f.tag.is_some()).collect();
@@ -498,35 +491,51 @@ fn emit_decode(out: &mut String, msg: &Message, st: &Struct, vis: &str, has_tags
             };
             let value = format!("{expr}\n    .map_err(|e| e.field({:?}))?", f.name);
             let assign = if f.always_present {
-                format!("this.{} = {value};", f.ident)
+                format!("{} = {value};", local(f))
             } else {
-                format!(
-                    "this.{} = Some(\n{}\n);",
-                    f.ident,
-                    indent(&value, 4).trim_end()
-                )
+                format!("{} = Some(\n{}\n);", local(f), indent(&value, 4).trim_end())
             };
             let _ = write!(
                 arms,
-                "                {}{guard} => {{\n{}                    Ok(true)\n                }}\n",
+                "    {}{guard} => {{\n{}        Ok(true)\n    }}\n",
                 f.tag.unwrap_or_default(),
-                indent(&assign, 20)
+                indent(&assign, 8)
             );
         }
-        out.push_str("        if flexible {\n");
-        if tagged.is_empty() {
-            out.push_str(
-                "            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;\n",
-            );
+        let section = if tagged.is_empty() {
+            "r.tagged_fields(|_, _| Ok(false))?".to_string()
         } else {
-            out.push_str("            let unknown = r.tagged_fields(|tag, r| match tag {\n");
-            out.push_str(&arms);
-            out.push_str("                _ => Ok(false),\n            })?;\n");
-            out.push_str("            this.unknown_tagged_fields = unknown;\n");
-        }
-        out.push_str("        }\n");
+            format!("r.tagged_fields(|tag, r| match tag {{\n{arms}    _ => Ok(false),\n}})?")
+        };
+        unknown = if_else("flexible", &section, &unknown);
+        let _ = writeln!(
+            out,
+            "        let f_unknown_tagged_fields = {};",
+            indent(&unknown, 8).trim()
+        );
+        unknown = "f_unknown_tagged_fields".into();
     }
-    out.push_str("        Ok(this)\n    }\n\n");
+    out.push_str("        Ok(Self {\n");
+    for f in &st.fields {
+        let _ = writeln!(out, "            {}: {},", f.ident, local(f));
+    }
+    if has_tags {
+        let _ = writeln!(out, "            unknown_tagged_fields: {unknown},");
+    }
+    out.push_str("        })\n    }\n\n");
+}
+
+/// `if c { a } else { b }` as an expression, folded when `c` is a constant.
+fn if_else(c: &str, a: &str, b: &str) -> String {
+    match c {
+        "true" => a.to_string(),
+        "false" => b.to_string(),
+        c => format!(
+            "if {c} {{\n{}\n}} else {{\n{}\n}}",
+            indent(a, 4).trim_end(),
+            indent(b, 4).trim_end()
+        ),
+    }
 }
 
 fn emit_encode(out: &mut String, msg: &Message, st: &Struct, vis: &str, has_tags: bool) {
@@ -611,8 +620,12 @@ fn emit_encode(out: &mut String, msg: &Message, st: &Struct, vis: &str, has_tags
                 "            put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;\n",
             );
         } else {
-            out.push_str("            let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();\n");
+            // Known tagged fields are written in place, merged in tag order with the unknown
+            // ones: which of them differ from their defaults is decided first (the count
+            // comes before them), and each one's size is counted before it is written.
             let mut known = Vec::new();
+            let mut decide = String::new();
+            let mut write = String::new();
             for f in &tagged {
                 let tc = cond(f.tagged, ctx);
                 let tag = f.tag.unwrap_or_default();
@@ -623,32 +636,48 @@ fn emit_encode(out: &mut String, msg: &Message, st: &Struct, vis: &str, has_tags
                 } else {
                     encode_base(&f.ty, "v", "true")
                 };
+                let stmt = fallible(&stmt, &f.name);
                 let mut body = String::new();
                 let _ = writeln!(body, "{}", access(f));
+                let _ = writeln!(body, "{}", differs_from_default(f, "v"));
                 let _ = writeln!(
-                    body,
-                    "if {} {{\n    let mut b = Vec::new();\n    {{\n        let s = &mut b;\n        {}\n    }}\n    tagged.push(({tag}, b));\n}}",
-                    differs_from_default(f, "v"),
-                    fallible(&stmt, &f.name)
+                    decide,
+                    "            let w{tag} = {};",
+                    indent(
+                        &if_else(&tc, &format!("{{\n{}}}", indent(&body, 4)), "false"),
+                        12
+                    )
+                    .trim()
                 );
-                if tc == "true" {
-                    let _ = writeln!(out, "            {{\n{}            }}", indent(&body, 16));
-                } else {
-                    let _ = writeln!(
-                        out,
-                        "            if {tc} {{\n{}            }}",
-                        indent(&body, 16)
-                    );
-                }
+                let _ = writeln!(
+                    write,
+                    "            if w{tag} {{\n{}            }}",
+                    indent(
+                        &format!(
+                            "{}\nput_unknown_tagged_below(s, &mut unknown, Some({tag}))?;\nlet mut n = SizeCounter(0);\n{{\n    let s = &mut n;\n    {stmt}\n}}\nput_tagged_header(s, {tag}, n.0)?;\n{stmt}\n",
+                            access(f)
+                        ),
+                        16
+                    )
+                );
             }
+            out.push_str(&decide);
+            let count: Vec<String> = tagged
+                .iter()
+                .map(|f| format!("usize::from(w{})", f.tag.unwrap_or_default()))
+                .collect();
             let _ = writeln!(
                 out,
                 "            let known = |tag: u32| match tag {{\n                {},\n                _ => false,\n            }};",
                 known.join(",\n                ")
             );
-            out.push_str(
-                "            put_tagged_fields(s, &tagged, known, &self.unknown_tagged_fields)?;\n",
+            let _ = writeln!(
+                out,
+                "            let mut unknown = put_tagged_count(s, {}, known, &self.unknown_tagged_fields)?;",
+                count.join(" + ")
             );
+            out.push_str(&write);
+            out.push_str("            put_unknown_tagged_below(s, &mut unknown, None)?;\n");
         }
         out.push_str("        } else if !self.unknown_tagged_fields.is_empty() {\n");
         out.push_str("            return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });\n");

@@ -277,41 +277,62 @@ fn put_tagged_fields_slow(
     is_known: impl Fn(u32) -> bool,
     unknown: &TaggedFields,
 ) -> Result<(), EncodeError> {
-    if let Some(tag) = unknown.0.keys().find(|t| is_known(**t)) {
-        return Err(EncodeError::DuplicateTag {
-            field: String::new(),
-            tag: *tag,
-        });
+    let mut rest = put_tagged_count(s, known.len(), is_known, unknown)?;
+    for (tag, bytes) in known {
+        put_unknown_tagged_below(s, &mut rest, Some(*tag))?;
+        put_tagged_header(s, *tag, bytes.len())?;
+        s.put(bytes);
     }
-    let total = known.len() + unknown.0.len();
-    put_uvarint(s, u32::try_from(total).map_err(|_| too_long(total))?);
-    let mut k = known.iter().map(|(t, b)| (*t, b.as_slice())).peekable();
-    let mut u = unknown
-        .0
-        .iter()
-        .map(|(t, b)| (*t, b.0.as_slice()))
-        .peekable();
-    loop {
-        let next = match (k.peek(), u.peek()) {
-            (None, None) => break,
-            (Some(_), None) => k.next(),
-            (None, Some(_)) => u.next(),
-            (Some((kt, _)), Some((ut, _))) => {
-                if kt < ut {
-                    k.next()
-                } else {
-                    u.next()
-                }
-            }
-        };
-        if let Some((tag, bytes)) = next {
-            put_uvarint(s, tag);
-            put_uvarint(
-                s,
-                u32::try_from(bytes.len()).map_err(|_| too_long(bytes.len()))?,
-            );
-            s.put(bytes);
+    put_unknown_tagged_below(s, &mut rest, None)
+}
+
+/// The preserved unknown tagged fields of a struct, in ascending tag order, as the encoder
+/// merges them with the known ones written in place ([`put_tagged_count`]).
+pub type UnknownTags<'a> = std::iter::Peekable<std::collections::btree_map::Iter<'a, u32, Bytes>>;
+
+/// Starts a tagged-field section whose `known_count` known fields the caller writes in
+/// place, in ascending tag order, each after [`put_unknown_tagged_below`] and
+/// [`put_tagged_header`]: refuses an unknown field that reuses a tag `is_known` accepts
+/// (it would decode as the known field) and writes the total count.
+#[inline]
+pub fn put_tagged_count<'a>(
+    s: &mut impl Sink,
+    known_count: usize,
+    is_known: impl Fn(u32) -> bool,
+    unknown: &'a TaggedFields,
+) -> Result<UnknownTags<'a>, EncodeError> {
+    if !unknown.is_empty() {
+        if let Some(tag) = unknown.0.keys().find(|t| is_known(**t)) {
+            return Err(EncodeError::DuplicateTag {
+                field: String::new(),
+                tag: *tag,
+            });
         }
     }
+    let total = known_count + unknown.0.len();
+    put_uvarint(s, u32::try_from(total).map_err(|_| too_long(total))?);
+    Ok(unknown.0.iter().peekable())
+}
+
+/// Writes the unknown tagged fields left in `unknown` whose tag is below `below` (all of
+/// them for `None`).
+#[inline]
+pub fn put_unknown_tagged_below(
+    s: &mut impl Sink,
+    unknown: &mut UnknownTags<'_>,
+    below: Option<u32>,
+) -> Result<(), EncodeError> {
+    while let Some((tag, bytes)) = unknown.next_if(|(t, _)| below.is_none_or(|b| **t < b)) {
+        put_tagged_header(s, *tag, bytes.0.len())?;
+        s.put(&bytes.0);
+    }
+    Ok(())
+}
+
+/// Writes a tagged field's tag and size (the bytes follow).
+#[inline]
+pub fn put_tagged_header(s: &mut impl Sink, tag: u32, size: usize) -> Result<(), EncodeError> {
+    put_uvarint(s, tag);
+    put_uvarint(s, u32::try_from(size).map_err(|_| too_long(size))?);
     Ok(())
 }

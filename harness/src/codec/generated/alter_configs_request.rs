@@ -44,15 +44,20 @@ impl Message for AlterConfigsRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
-        let mut this = Self::default();
-        this.resources = r.array_of(flexible, |r| AlterConfigsResource::decode_body(r, version))
+        let f_resources = r.array_of(flexible, |r| AlterConfigsResource::decode_body(r, version))
             .map_err(|e| e.field("Resources"))?;
-        this.validate_only = r.bool()
+        let f_validate_only = r.bool()
             .map_err(|e| e.field("ValidateOnly"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            resources: f_resources,
+            validate_only: f_validate_only,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -127,17 +132,23 @@ impl AlterConfigsResource {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
-        let mut this = Self::default();
-        this.resource_type = r.i8()
+        let f_resource_type = r.i8()
             .map_err(|e| e.field("ResourceType"))?;
-        this.resource_name = r.string(flexible)
+        let f_resource_name = r.string(flexible)
             .map_err(|e| e.field("ResourceName"))?;
-        this.configs = r.array_of(flexible, |r| AlterableConfig::decode_body(r, version))
+        let f_configs = r.array_of(flexible, |r| AlterableConfig::decode_body(r, version))
             .map_err(|e| e.field("Configs"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            resource_type: f_resource_type,
+            resource_name: f_resource_name,
+            configs: f_configs,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -211,15 +222,20 @@ impl AlterableConfig {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
-        let mut this = Self::default();
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.value = r.nullable_string(flexible)
+        let f_value = r.nullable_string(flexible)
             .map_err(|e| e.field("Value"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            value: f_value,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -56,35 +56,50 @@ impl Message for ApiVersionsRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
-        let mut this = Self::default();
-        if version >= 3 {
-            this.client_software_name = Some(
+        let f_client_software_name = if version >= 3 {
+            Some(
                 r.string(flexible)
                     .map_err(|e| e.field("ClientSoftwareName"))?,
-            );
-        }
-        if version >= 3 {
-            this.client_software_version = Some(
+            )
+        } else {
+            None
+        };
+        let f_client_software_version = if version >= 3 {
+            Some(
                 r.string(flexible)
                     .map_err(|e| e.field("ClientSoftwareVersion"))?,
-            );
-        }
-        if version >= 5 {
-            this.cluster_id = Some(
+            )
+        } else {
+            None
+        };
+        let f_cluster_id = if version >= 5 {
+            Some(
                 if version >= 5 { r.nullable_string(flexible) } else { r.string(flexible).map(Some) }
                     .map_err(|e| e.field("ClusterId"))?,
-            );
-        }
-        if version >= 5 {
-            this.node_id = Some(
+            )
+        } else {
+            None
+        };
+        let f_node_id = if version >= 5 {
+            Some(
                 r.i32()
                     .map_err(|e| e.field("NodeId"))?,
-            );
-        }
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            client_software_name: f_client_software_name,
+            client_software_version: f_client_software_version,
+            cluster_id: f_cluster_id,
+            node_id: f_node_id,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

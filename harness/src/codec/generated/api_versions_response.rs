@@ -74,64 +74,83 @@ impl Message for ApiVersionsResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
-        let mut this = Self::default();
-        this.error_code = r.i16()
+        let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
-        this.api_keys = r.array_of(flexible, |r| ApiVersion::decode_body(r, version))
+        let f_api_keys = r.array_of(flexible, |r| ApiVersion::decode_body(r, version))
             .map_err(|e| e.field("ApiKeys"))?;
-        if version >= 1 {
-            this.throttle_time_ms = Some(
+        let f_throttle_time_ms = if version >= 1 {
+            Some(
                 r.i32()
                     .map_err(|e| e.field("ThrottleTimeMs"))?,
-            );
-        }
-        if version >= 3 {
-            this.supported_features = Some(Vec::new());
-        }
-        if version >= 3 {
-            this.finalized_features_epoch = Some(-1);
-        }
-        if version >= 3 {
-            this.finalized_features = Some(Vec::new());
-        }
-        if version >= 3 {
-            this.zk_migration_ready = Some(false);
-        }
-        if flexible {
-            let unknown = r.tagged_fields(|tag, r| match tag {
+            )
+        } else {
+            None
+        };
+        let mut f_supported_features = if version >= 3 {
+            Some(Vec::new())
+        } else {
+            None
+        };
+        let mut f_finalized_features_epoch = if version >= 3 {
+            Some(-1)
+        } else {
+            None
+        };
+        let mut f_finalized_features = if version >= 3 {
+            Some(Vec::new())
+        } else {
+            None
+        };
+        let mut f_zk_migration_ready = if version >= 3 {
+            Some(false)
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|tag, r| match tag {
                 0 if version >= 3 => {
-                    this.supported_features = Some(
+                    f_supported_features = Some(
                         r.array_of(true, |r| SupportedFeatureKey::decode_body(r, version))
                             .map_err(|e| e.field("SupportedFeatures"))?
                     );
                     Ok(true)
                 }
                 1 if version >= 3 => {
-                    this.finalized_features_epoch = Some(
+                    f_finalized_features_epoch = Some(
                         r.i64()
                             .map_err(|e| e.field("FinalizedFeaturesEpoch"))?
                     );
                     Ok(true)
                 }
                 2 if version >= 3 => {
-                    this.finalized_features = Some(
+                    f_finalized_features = Some(
                         r.array_of(true, |r| FinalizedFeatureKey::decode_body(r, version))
                             .map_err(|e| e.field("FinalizedFeatures"))?
                     );
                     Ok(true)
                 }
                 3 if version >= 3 => {
-                    this.zk_migration_ready = Some(
+                    f_zk_migration_ready = Some(
                         r.bool()
                             .map_err(|e| e.field("ZkMigrationReady"))?
                     );
                     Ok(true)
                 }
                 _ => Ok(false),
-            })?;
-            this.unknown_tagged_fields = unknown;
-        }
-        Ok(this)
+            })?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            error_code: f_error_code,
+            api_keys: f_api_keys,
+            throttle_time_ms: f_throttle_time_ms,
+            supported_features: f_supported_features,
+            finalized_features_epoch: f_finalized_features_epoch,
+            finalized_features: f_finalized_features,
+            zk_migration_ready: f_zk_migration_ready,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -150,8 +169,61 @@ impl Message for ApiVersionsResponse {
             put_i32(s, *v);
         }
         if flexible {
-            let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
-            if version >= 3 {
+            let w0 = if version >= 3 {
+                {
+                    let d;
+                    let v = match &self.supported_features {
+                        Some(v) => v,
+                        None => {
+                            d = Vec::new();
+                            &d
+                        }
+                    };
+                    !v.is_empty()
+                }
+            } else {
+                false
+            };
+            let w1 = if version >= 3 {
+                {
+                    let v = &self.finalized_features_epoch.unwrap_or(-1);
+                    *v != -1
+                }
+            } else {
+                false
+            };
+            let w2 = if version >= 3 {
+                {
+                    let d;
+                    let v = match &self.finalized_features {
+                        Some(v) => v,
+                        None => {
+                            d = Vec::new();
+                            &d
+                        }
+                    };
+                    !v.is_empty()
+                }
+            } else {
+                false
+            };
+            let w3 = if version >= 3 {
+                {
+                    let v = &self.zk_migration_ready.unwrap_or(false);
+                    *v
+                }
+            } else {
+                false
+            };
+            let known = |tag: u32| match tag {
+                0 => version >= 3,
+                1 => version >= 3,
+                2 => version >= 3,
+                3 => version >= 3,
+                _ => false,
+            };
+            let mut unknown = put_tagged_count(s, usize::from(w0) + usize::from(w1) + usize::from(w2) + usize::from(w3), known, &self.unknown_tagged_fields)?;
+            if w0 {
                 let d;
                 let v = match &self.supported_features {
                     Some(v) => v,
@@ -160,27 +232,27 @@ impl Message for ApiVersionsResponse {
                         &d
                     }
                 };
-                if !v.is_empty() {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        put_array(s, v, true, |s, e| e.encode_body(s, version)).map_err(|e| e.within("SupportedFeatures"))?;
-                    }
-                    tagged.push((0, b));
+                put_unknown_tagged_below(s, &mut unknown, Some(0))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    put_array(s, v, true, |s, e| e.encode_body(s, version)).map_err(|e| e.within("SupportedFeatures"))?;
                 }
+                put_tagged_header(s, 0, n.0)?;
+                put_array(s, v, true, |s, e| e.encode_body(s, version)).map_err(|e| e.within("SupportedFeatures"))?;
             }
-            if version >= 3 {
+            if w1 {
                 let v = &self.finalized_features_epoch.unwrap_or(-1);
-                if *v != -1 {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        put_i64(s, *v);
-                    }
-                    tagged.push((1, b));
+                put_unknown_tagged_below(s, &mut unknown, Some(1))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    put_i64(s, *v);
                 }
+                put_tagged_header(s, 1, n.0)?;
+                put_i64(s, *v);
             }
-            if version >= 3 {
+            if w2 {
                 let d;
                 let v = match &self.finalized_features {
                     Some(v) => v,
@@ -189,34 +261,27 @@ impl Message for ApiVersionsResponse {
                         &d
                     }
                 };
-                if !v.is_empty() {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        put_array(s, v, true, |s, e| e.encode_body(s, version)).map_err(|e| e.within("FinalizedFeatures"))?;
-                    }
-                    tagged.push((2, b));
+                put_unknown_tagged_below(s, &mut unknown, Some(2))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    put_array(s, v, true, |s, e| e.encode_body(s, version)).map_err(|e| e.within("FinalizedFeatures"))?;
                 }
+                put_tagged_header(s, 2, n.0)?;
+                put_array(s, v, true, |s, e| e.encode_body(s, version)).map_err(|e| e.within("FinalizedFeatures"))?;
             }
-            if version >= 3 {
+            if w3 {
                 let v = &self.zk_migration_ready.unwrap_or(false);
-                if *v {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        put_bool(s, *v);
-                    }
-                    tagged.push((3, b));
+                put_unknown_tagged_below(s, &mut unknown, Some(3))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    put_bool(s, *v);
                 }
+                put_tagged_header(s, 3, n.0)?;
+                put_bool(s, *v);
             }
-            let known = |tag: u32| match tag {
-                0 => version >= 3,
-                1 => version >= 3,
-                2 => version >= 3,
-                3 => version >= 3,
-                _ => false,
-            };
-            put_tagged_fields(s, &tagged, known, &self.unknown_tagged_fields)?;
+            put_unknown_tagged_below(s, &mut unknown, None)?;
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
@@ -301,17 +366,23 @@ impl ApiVersion {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
-        let mut this = Self::default();
-        this.api_key = r.i16()
+        let f_api_key = r.i16()
             .map_err(|e| e.field("ApiKey"))?;
-        this.min_version = r.i16()
+        let f_min_version = r.i16()
             .map_err(|e| e.field("MinVersion"))?;
-        this.max_version = r.i16()
+        let f_max_version = r.i16()
             .map_err(|e| e.field("MaxVersion"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            api_key: f_api_key,
+            min_version: f_min_version,
+            max_version: f_max_version,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -391,17 +462,23 @@ impl SupportedFeatureKey {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.min_version = r.i16()
+        let f_min_version = r.i16()
             .map_err(|e| e.field("MinVersion"))?;
-        this.max_version = r.i16()
+        let f_max_version = r.i16()
             .map_err(|e| e.field("MaxVersion"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            min_version: f_min_version,
+            max_version: f_max_version,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -481,17 +558,23 @@ impl FinalizedFeatureKey {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.max_version_level = r.i16()
+        let f_max_version_level = r.i16()
             .map_err(|e| e.field("MaxVersionLevel"))?;
-        this.min_version_level = r.i16()
+        let f_min_version_level = r.i16()
             .map_err(|e| e.field("MinVersionLevel"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            max_version_level: f_max_version_level,
+            min_version_level: f_min_version_level,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

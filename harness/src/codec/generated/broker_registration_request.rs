@@ -98,60 +98,83 @@ impl Message for BrokerRegistrationRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.broker_id = r.i32()
+        let f_broker_id = r.i32()
             .map_err(|e| e.field("BrokerId"))?;
-        this.cluster_id = r.string(flexible)
+        let f_cluster_id = r.string(flexible)
             .map_err(|e| e.field("ClusterId"))?;
-        this.incarnation_id = r.uuid()
+        let f_incarnation_id = r.uuid()
             .map_err(|e| e.field("IncarnationId"))?;
-        this.listeners = r.array_of(flexible, |r| Listener::decode_body(r, version))
+        let f_listeners = r.array_of(flexible, |r| Listener::decode_body(r, version))
             .map_err(|e| e.field("Listeners"))?;
-        this.features = r.array_of(flexible, |r| Feature::decode_body(r, version))
+        let f_features = r.array_of(flexible, |r| Feature::decode_body(r, version))
             .map_err(|e| e.field("Features"))?;
-        this.rack = r.nullable_string(flexible)
+        let f_rack = r.nullable_string(flexible)
             .map_err(|e| e.field("Rack"))?;
-        if version >= 1 {
-            this.is_migrating_zk_broker = Some(
+        let f_is_migrating_zk_broker = if version >= 1 {
+            Some(
                 r.bool()
                     .map_err(|e| e.field("IsMigratingZkBroker"))?,
-            );
-        }
-        if version >= 2 {
-            this.log_dirs = Some(
+            )
+        } else {
+            None
+        };
+        let f_log_dirs = if version >= 2 {
+            Some(
                 r.array_of(flexible, |r| r.uuid())
                     .map_err(|e| e.field("LogDirs"))?,
-            );
-        }
-        if version >= 3 {
-            this.previous_broker_epoch = Some(
+            )
+        } else {
+            None
+        };
+        let f_previous_broker_epoch = if version >= 3 {
+            Some(
                 r.i64()
                     .map_err(|e| e.field("PreviousBrokerEpoch"))?,
-            );
-        }
-        if version >= 5 {
-            this.cordoned_log_dirs = Some(Vec::new());
-        }
-        if version >= 6 {
-            this.static_configs = Some(
+            )
+        } else {
+            None
+        };
+        let mut f_cordoned_log_dirs = if version >= 5 {
+            Some(Vec::new())
+        } else {
+            None
+        };
+        let f_static_configs = if version >= 6 {
+            Some(
                 r.array_of(flexible, |r| StaticConfig::decode_body(r, version))
                     .map_err(|e| e.field("StaticConfigs"))?,
-            );
-        }
-        if flexible {
-            let unknown = r.tagged_fields(|tag, r| match tag {
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|tag, r| match tag {
                 0 if version >= 5 => {
-                    this.cordoned_log_dirs = Some(
+                    f_cordoned_log_dirs = Some(
                         r.array_of(true, |r| r.uuid())
                             .map_err(|e| e.field("CordonedLogDirs"))?
                     );
                     Ok(true)
                 }
                 _ => Ok(false),
-            })?;
-            this.unknown_tagged_fields = unknown;
-        }
-        Ok(this)
+            })?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            broker_id: f_broker_id,
+            cluster_id: f_cluster_id,
+            incarnation_id: f_incarnation_id,
+            listeners: f_listeners,
+            features: f_features,
+            rack: f_rack,
+            is_migrating_zk_broker: f_is_migrating_zk_broker,
+            log_dirs: f_log_dirs,
+            previous_broker_epoch: f_previous_broker_epoch,
+            cordoned_log_dirs: f_cordoned_log_dirs,
+            static_configs: f_static_configs,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -233,8 +256,27 @@ impl Message for BrokerRegistrationRequest {
             }
         }
         if flexible {
-            let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
-            if version >= 5 {
+            let w0 = if version >= 5 {
+                {
+                    let d;
+                    let v = match &self.cordoned_log_dirs {
+                        Some(v) => v,
+                        None => {
+                            d = Vec::new();
+                            &d
+                        }
+                    };
+                    !v.is_empty()
+                }
+            } else {
+                false
+            };
+            let known = |tag: u32| match tag {
+                0 => version >= 5,
+                _ => false,
+            };
+            let mut unknown = put_tagged_count(s, usize::from(w0), known, &self.unknown_tagged_fields)?;
+            if w0 {
                 let d;
                 let v = match &self.cordoned_log_dirs {
                     Some(v) => v,
@@ -243,20 +285,16 @@ impl Message for BrokerRegistrationRequest {
                         &d
                     }
                 };
-                if !v.is_empty() {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("CordonedLogDirs"))?;
-                    }
-                    tagged.push((0, b));
+                put_unknown_tagged_below(s, &mut unknown, Some(0))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("CordonedLogDirs"))?;
                 }
+                put_tagged_header(s, 0, n.0)?;
+                put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("CordonedLogDirs"))?;
             }
-            let known = |tag: u32| match tag {
-                0 => version >= 5,
-                _ => false,
-            };
-            put_tagged_fields(s, &tagged, known, &self.unknown_tagged_fields)?;
+            put_unknown_tagged_below(s, &mut unknown, None)?;
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
@@ -351,19 +389,26 @@ impl Listener {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.host = r.string(flexible)
+        let f_host = r.string(flexible)
             .map_err(|e| e.field("Host"))?;
-        this.port = r.u16()
+        let f_port = r.u16()
             .map_err(|e| e.field("Port"))?;
-        this.security_protocol = r.i16()
+        let f_security_protocol = r.i16()
             .map_err(|e| e.field("SecurityProtocol"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            host: f_host,
+            port: f_port,
+            security_protocol: f_security_protocol,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -448,17 +493,23 @@ impl Feature {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.min_supported_version = r.i16()
+        let f_min_supported_version = r.i16()
             .map_err(|e| e.field("MinSupportedVersion"))?;
-        this.max_supported_version = r.i16()
+        let f_max_supported_version = r.i16()
             .map_err(|e| e.field("MaxSupportedVersion"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            min_supported_version: f_min_supported_version,
+            max_supported_version: f_max_supported_version,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -532,15 +583,20 @@ impl StaticConfig {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.value = r.nullable_string(flexible)
+        let f_value = r.nullable_string(flexible)
             .map_err(|e| e.field("Value"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            value: f_value,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

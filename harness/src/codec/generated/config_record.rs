@@ -56,19 +56,26 @@ impl Message for ConfigRecord {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.resource_type = r.i8()
+        let f_resource_type = r.i8()
             .map_err(|e| e.field("ResourceType"))?;
-        this.resource_name = r.string(flexible)
+        let f_resource_name = r.string(flexible)
             .map_err(|e| e.field("ResourceName"))?;
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.value = r.nullable_string(flexible)
+        let f_value = r.nullable_string(flexible)
             .map_err(|e| e.field("Value"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            resource_type: f_resource_type,
+            resource_name: f_resource_name,
+            name: f_name,
+            value: f_value,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -50,17 +50,23 @@ impl Message for CreateTopicsRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
-        let mut this = Self::default();
-        this.topics = r.array_of(flexible, |r| CreatableTopic::decode_body(r, version))
+        let f_topics = r.array_of(flexible, |r| CreatableTopic::decode_body(r, version))
             .map_err(|e| e.field("Topics"))?;
-        this.timeout_ms = r.i32()
+        let f_timeout_ms = r.i32()
             .map_err(|e| e.field("timeoutMs"))?;
-        this.validate_only = r.bool()
+        let f_validate_only = r.bool()
             .map_err(|e| e.field("validateOnly"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            topics: f_topics,
+            timeout_ms: f_timeout_ms,
+            validate_only: f_validate_only,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -152,21 +158,29 @@ impl CreatableTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
-        let mut this = Self::default();
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.num_partitions = r.i32()
+        let f_num_partitions = r.i32()
             .map_err(|e| e.field("NumPartitions"))?;
-        this.replication_factor = r.i16()
+        let f_replication_factor = r.i16()
             .map_err(|e| e.field("ReplicationFactor"))?;
-        this.assignments = r.array_of(flexible, |r| CreatableReplicaAssignment::decode_body(r, version))
+        let f_assignments = r.array_of(flexible, |r| CreatableReplicaAssignment::decode_body(r, version))
             .map_err(|e| e.field("Assignments"))?;
-        this.configs = r.array_of(flexible, |r| CreatableTopicConfig::decode_body(r, version))
+        let f_configs = r.array_of(flexible, |r| CreatableTopicConfig::decode_body(r, version))
             .map_err(|e| e.field("Configs"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            num_partitions: f_num_partitions,
+            replication_factor: f_replication_factor,
+            assignments: f_assignments,
+            configs: f_configs,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -250,15 +264,20 @@ impl CreatableReplicaAssignment {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
-        let mut this = Self::default();
-        this.partition_index = r.i32()
+        let f_partition_index = r.i32()
             .map_err(|e| e.field("PartitionIndex"))?;
-        this.broker_ids = r.array_of(flexible, |r| r.i32())
+        let f_broker_ids = r.array_of(flexible, |r| r.i32())
             .map_err(|e| e.field("BrokerIds"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            partition_index: f_partition_index,
+            broker_ids: f_broker_ids,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -327,15 +346,20 @@ impl CreatableTopicConfig {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
-        let mut this = Self::default();
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.value = r.nullable_string(flexible)
+        let f_value = r.nullable_string(flexible)
             .map_err(|e| e.field("Value"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            value: f_value,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -44,15 +44,20 @@ impl Message for CreateTopicsResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
-        let mut this = Self::default();
-        this.throttle_time_ms = r.i32()
+        let f_throttle_time_ms = r.i32()
             .map_err(|e| e.field("ThrottleTimeMs"))?;
-        this.topics = r.array_of(flexible, |r| CreatableTopicResult::decode_body(r, version))
+        let f_topics = r.array_of(flexible, |r| CreatableTopicResult::decode_body(r, version))
             .map_err(|e| e.field("Topics"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            throttle_time_ms: f_throttle_time_ms,
+            topics: f_topics,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -157,54 +162,74 @@ impl CreatableTopicResult {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
-        let mut this = Self::default();
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        if version >= 7 {
-            this.topic_id = Some(
+        let f_topic_id = if version >= 7 {
+            Some(
                 r.uuid()
                     .map_err(|e| e.field("TopicId"))?,
-            );
-        }
-        this.error_code = r.i16()
+            )
+        } else {
+            None
+        };
+        let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
-        this.error_message = r.nullable_string(flexible)
+        let f_error_message = r.nullable_string(flexible)
             .map_err(|e| e.field("ErrorMessage"))?;
-        if version >= 5 {
-            this.topic_config_error_code = Some(0);
-        }
-        if version >= 5 {
-            this.num_partitions = Some(
+        let mut f_topic_config_error_code = if version >= 5 {
+            Some(0)
+        } else {
+            None
+        };
+        let f_num_partitions = if version >= 5 {
+            Some(
                 r.i32()
                     .map_err(|e| e.field("NumPartitions"))?,
-            );
-        }
-        if version >= 5 {
-            this.replication_factor = Some(
+            )
+        } else {
+            None
+        };
+        let f_replication_factor = if version >= 5 {
+            Some(
                 r.i16()
                     .map_err(|e| e.field("ReplicationFactor"))?,
-            );
-        }
-        if version >= 5 {
-            this.configs = Some(
+            )
+        } else {
+            None
+        };
+        let f_configs = if version >= 5 {
+            Some(
                 if version >= 5 { r.nullable_array(flexible, |r| CreatableTopicConfigs::decode_body(r, version)) } else { r.array_of(flexible, |r| CreatableTopicConfigs::decode_body(r, version)).map(Some) }
                     .map_err(|e| e.field("Configs"))?,
-            );
-        }
-        if flexible {
-            let unknown = r.tagged_fields(|tag, r| match tag {
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|tag, r| match tag {
                 0 if version >= 5 => {
-                    this.topic_config_error_code = Some(
+                    f_topic_config_error_code = Some(
                         r.i16()
                             .map_err(|e| e.field("TopicConfigErrorCode"))?
                     );
                     Ok(true)
                 }
                 _ => Ok(false),
-            })?;
-            this.unknown_tagged_fields = unknown;
-        }
-        Ok(this)
+            })?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            topic_id: f_topic_id,
+            error_code: f_error_code,
+            error_message: f_error_message,
+            topic_config_error_code: f_topic_config_error_code,
+            num_partitions: f_num_partitions,
+            replication_factor: f_replication_factor,
+            configs: f_configs,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -247,23 +272,31 @@ impl CreatableTopicResult {
             put_nullable_array(s, v.as_deref(), flexible, |s, e| e.encode_body(s, version)).map_err(|e| e.within("Configs"))?;
         }
         if flexible {
-            let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
-            if version >= 5 {
-                let v = &self.topic_config_error_code.unwrap_or(0);
-                if *v != 0 {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        put_i16(s, *v);
-                    }
-                    tagged.push((0, b));
+            let w0 = if version >= 5 {
+                {
+                    let v = &self.topic_config_error_code.unwrap_or(0);
+                    *v != 0
                 }
-            }
+            } else {
+                false
+            };
             let known = |tag: u32| match tag {
                 0 => version >= 5,
                 _ => false,
             };
-            put_tagged_fields(s, &tagged, known, &self.unknown_tagged_fields)?;
+            let mut unknown = put_tagged_count(s, usize::from(w0), known, &self.unknown_tagged_fields)?;
+            if w0 {
+                let v = &self.topic_config_error_code.unwrap_or(0);
+                put_unknown_tagged_below(s, &mut unknown, Some(0))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    put_i16(s, *v);
+                }
+                put_tagged_header(s, 0, n.0)?;
+                put_i16(s, *v);
+            }
+            put_unknown_tagged_below(s, &mut unknown, None)?;
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
@@ -361,21 +394,29 @@ impl CreatableTopicConfigs {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.value = r.nullable_string(flexible)
+        let f_value = r.nullable_string(flexible)
             .map_err(|e| e.field("Value"))?;
-        this.read_only = r.bool()
+        let f_read_only = r.bool()
             .map_err(|e| e.field("ReadOnly"))?;
-        this.config_source = r.i8()
+        let f_config_source = r.i8()
             .map_err(|e| e.field("ConfigSource"))?;
-        this.is_sensitive = r.bool()
+        let f_is_sensitive = r.bool()
             .map_err(|e| e.field("IsSensitive"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            value: f_value,
+            read_only: f_read_only,
+            config_source: f_config_source,
+            is_sensitive: f_is_sensitive,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

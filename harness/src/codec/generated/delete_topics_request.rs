@@ -50,25 +50,35 @@ impl Message for DeleteTopicsRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
-        let mut this = Self::default();
-        if version >= 6 {
-            this.topics = Some(
+        let f_topics = if version >= 6 {
+            Some(
                 r.array_of(flexible, |r| DeleteTopicState::decode_body(r, version))
                     .map_err(|e| e.field("Topics"))?,
-            );
-        }
-        if version <= 5 {
-            this.topic_names = Some(
+            )
+        } else {
+            None
+        };
+        let f_topic_names = if version <= 5 {
+            Some(
                 r.array_of(flexible, |r| r.string(flexible))
                     .map_err(|e| e.field("TopicNames"))?,
-            );
-        }
-        this.timeout_ms = r.i32()
+            )
+        } else {
+            None
+        };
+        let f_timeout_ms = r.i32()
             .map_err(|e| e.field("TimeoutMs"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            topics: f_topics,
+            topic_names: f_topic_names,
+            timeout_ms: f_timeout_ms,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -171,15 +181,20 @@ impl DeleteTopicState {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.name = r.nullable_string(flexible)
+        let f_name = r.nullable_string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.topic_id = r.uuid()
+        let f_topic_id = r.uuid()
             .map_err(|e| e.field("TopicId"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            topic_id: f_topic_id,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

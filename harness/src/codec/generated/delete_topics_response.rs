@@ -44,15 +44,20 @@ impl Message for DeleteTopicsResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
-        let mut this = Self::default();
-        this.throttle_time_ms = r.i32()
+        let f_throttle_time_ms = r.i32()
             .map_err(|e| e.field("ThrottleTimeMs"))?;
-        this.responses = r.array_of(flexible, |r| DeletableTopicResult::decode_body(r, version))
+        let f_responses = r.array_of(flexible, |r| DeletableTopicResult::decode_body(r, version))
             .map_err(|e| e.field("Responses"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            throttle_time_ms: f_throttle_time_ms,
+            responses: f_responses,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -133,27 +138,38 @@ impl DeletableTopicResult {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
-        let mut this = Self::default();
-        this.name = if version >= 6 { r.nullable_string(flexible) } else { r.string(flexible).map(Some) }
+        let f_name = if version >= 6 { r.nullable_string(flexible) } else { r.string(flexible).map(Some) }
             .map_err(|e| e.field("Name"))?;
-        if version >= 6 {
-            this.topic_id = Some(
+        let f_topic_id = if version >= 6 {
+            Some(
                 r.uuid()
                     .map_err(|e| e.field("TopicId"))?,
-            );
-        }
-        this.error_code = r.i16()
+            )
+        } else {
+            None
+        };
+        let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
-        if version >= 5 {
-            this.error_message = Some(
+        let f_error_message = if version >= 5 {
+            Some(
                 if version >= 5 { r.nullable_string(flexible) } else { r.string(flexible).map(Some) }
                     .map_err(|e| e.field("ErrorMessage"))?,
-            );
-        }
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            topic_id: f_topic_id,
+            error_code: f_error_code,
+            error_message: f_error_message,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

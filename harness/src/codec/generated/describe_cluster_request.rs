@@ -50,25 +50,35 @@ impl Message for DescribeClusterRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.include_cluster_authorized_operations = r.bool()
+        let f_include_cluster_authorized_operations = r.bool()
             .map_err(|e| e.field("IncludeClusterAuthorizedOperations"))?;
-        if version >= 1 {
-            this.endpoint_type = Some(
+        let f_endpoint_type = if version >= 1 {
+            Some(
                 r.i8()
                     .map_err(|e| e.field("EndpointType"))?,
-            );
-        }
-        if version >= 2 {
-            this.include_fenced_brokers = Some(
+            )
+        } else {
+            None
+        };
+        let f_include_fenced_brokers = if version >= 2 {
+            Some(
                 r.bool()
                     .map_err(|e| e.field("IncludeFencedBrokers"))?,
-            );
-        }
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            include_cluster_authorized_operations: f_include_cluster_authorized_operations,
+            endpoint_type: f_endpoint_type,
+            include_fenced_brokers: f_include_fenced_brokers,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

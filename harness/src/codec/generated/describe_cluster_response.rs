@@ -80,31 +80,44 @@ impl Message for DescribeClusterResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.throttle_time_ms = r.i32()
+        let f_throttle_time_ms = r.i32()
             .map_err(|e| e.field("ThrottleTimeMs"))?;
-        this.error_code = r.i16()
+        let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
-        this.error_message = r.nullable_string(flexible)
+        let f_error_message = r.nullable_string(flexible)
             .map_err(|e| e.field("ErrorMessage"))?;
-        if version >= 1 {
-            this.endpoint_type = Some(
+        let f_endpoint_type = if version >= 1 {
+            Some(
                 r.i8()
                     .map_err(|e| e.field("EndpointType"))?,
-            );
-        }
-        this.cluster_id = r.string(flexible)
+            )
+        } else {
+            None
+        };
+        let f_cluster_id = r.string(flexible)
             .map_err(|e| e.field("ClusterId"))?;
-        this.controller_id = r.i32()
+        let f_controller_id = r.i32()
             .map_err(|e| e.field("ControllerId"))?;
-        this.brokers = r.array_of(flexible, |r| DescribeClusterBroker::decode_body(r, version))
+        let f_brokers = r.array_of(flexible, |r| DescribeClusterBroker::decode_body(r, version))
             .map_err(|e| e.field("Brokers"))?;
-        this.cluster_authorized_operations = r.i32()
+        let f_cluster_authorized_operations = r.i32()
             .map_err(|e| e.field("ClusterAuthorizedOperations"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            throttle_time_ms: f_throttle_time_ms,
+            error_code: f_error_code,
+            error_message: f_error_message,
+            endpoint_type: f_endpoint_type,
+            cluster_id: f_cluster_id,
+            controller_id: f_controller_id,
+            brokers: f_brokers,
+            cluster_authorized_operations: f_cluster_authorized_operations,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -232,25 +245,35 @@ impl DescribeClusterBroker {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.broker_id = r.i32()
+        let f_broker_id = r.i32()
             .map_err(|e| e.field("BrokerId"))?;
-        this.host = r.string(flexible)
+        let f_host = r.string(flexible)
             .map_err(|e| e.field("Host"))?;
-        this.port = r.i32()
+        let f_port = r.i32()
             .map_err(|e| e.field("Port"))?;
-        this.rack = r.nullable_string(flexible)
+        let f_rack = r.nullable_string(flexible)
             .map_err(|e| e.field("Rack"))?;
-        if version >= 2 {
-            this.is_fenced = Some(
+        let f_is_fenced = if version >= 2 {
+            Some(
                 r.bool()
                     .map_err(|e| e.field("IsFenced"))?,
-            );
-        }
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            broker_id: f_broker_id,
+            host: f_host,
+            port: f_port,
+            rack: f_rack,
+            is_fenced: f_is_fenced,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -50,21 +50,29 @@ impl Message for DescribeConfigsRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
-        let mut this = Self::default();
-        this.resources = r.array_of(flexible, |r| DescribeConfigsResource::decode_body(r, version))
+        let f_resources = r.array_of(flexible, |r| DescribeConfigsResource::decode_body(r, version))
             .map_err(|e| e.field("Resources"))?;
-        this.include_synonyms = r.bool()
+        let f_include_synonyms = r.bool()
             .map_err(|e| e.field("IncludeSynonyms"))?;
-        if version >= 3 {
-            this.include_documentation = Some(
+        let f_include_documentation = if version >= 3 {
+            Some(
                 r.bool()
                     .map_err(|e| e.field("IncludeDocumentation"))?,
-            );
-        }
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            resources: f_resources,
+            include_synonyms: f_include_synonyms,
+            include_documentation: f_include_documentation,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -155,17 +163,23 @@ impl DescribeConfigsResource {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
-        let mut this = Self::default();
-        this.resource_type = r.i8()
+        let f_resource_type = r.i8()
             .map_err(|e| e.field("ResourceType"))?;
-        this.resource_name = r.string(flexible)
+        let f_resource_name = r.string(flexible)
             .map_err(|e| e.field("ResourceName"))?;
-        this.configuration_keys = r.nullable_array(flexible, |r| r.string(flexible))
+        let f_configuration_keys = r.nullable_array(flexible, |r| r.string(flexible))
             .map_err(|e| e.field("ConfigurationKeys"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            resource_type: f_resource_type,
+            resource_name: f_resource_name,
+            configuration_keys: f_configuration_keys,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

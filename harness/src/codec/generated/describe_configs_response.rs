@@ -44,15 +44,20 @@ impl Message for DescribeConfigsResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
-        let mut this = Self::default();
-        this.throttle_time_ms = r.i32()
+        let f_throttle_time_ms = r.i32()
             .map_err(|e| e.field("ThrottleTimeMs"))?;
-        this.results = r.array_of(flexible, |r| DescribeConfigsResult::decode_body(r, version))
+        let f_results = r.array_of(flexible, |r| DescribeConfigsResult::decode_body(r, version))
             .map_err(|e| e.field("Results"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            throttle_time_ms: f_throttle_time_ms,
+            results: f_results,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -139,21 +144,29 @@ impl DescribeConfigsResult {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
-        let mut this = Self::default();
-        this.error_code = r.i16()
+        let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
-        this.error_message = r.nullable_string(flexible)
+        let f_error_message = r.nullable_string(flexible)
             .map_err(|e| e.field("ErrorMessage"))?;
-        this.resource_type = r.i8()
+        let f_resource_type = r.i8()
             .map_err(|e| e.field("ResourceType"))?;
-        this.resource_name = r.string(flexible)
+        let f_resource_name = r.string(flexible)
             .map_err(|e| e.field("ResourceName"))?;
-        this.configs = r.array_of(flexible, |r| DescribeConfigsResourceResult::decode_body(r, version))
+        let f_configs = r.array_of(flexible, |r| DescribeConfigsResourceResult::decode_body(r, version))
             .map_err(|e| e.field("Configs"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            error_code: f_error_code,
+            error_message: f_error_message,
+            resource_type: f_resource_type,
+            resource_name: f_resource_name,
+            configs: f_configs,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -273,35 +286,50 @@ impl DescribeConfigsResourceResult {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
-        let mut this = Self::default();
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.value = r.nullable_string(flexible)
+        let f_value = r.nullable_string(flexible)
             .map_err(|e| e.field("Value"))?;
-        this.read_only = r.bool()
+        let f_read_only = r.bool()
             .map_err(|e| e.field("ReadOnly"))?;
-        this.config_source = r.i8()
+        let f_config_source = r.i8()
             .map_err(|e| e.field("ConfigSource"))?;
-        this.is_sensitive = r.bool()
+        let f_is_sensitive = r.bool()
             .map_err(|e| e.field("IsSensitive"))?;
-        this.synonyms = r.array_of(flexible, |r| DescribeConfigsSynonym::decode_body(r, version))
+        let f_synonyms = r.array_of(flexible, |r| DescribeConfigsSynonym::decode_body(r, version))
             .map_err(|e| e.field("Synonyms"))?;
-        if version >= 3 {
-            this.config_type = Some(
+        let f_config_type = if version >= 3 {
+            Some(
                 r.i8()
                     .map_err(|e| e.field("ConfigType"))?,
-            );
-        }
-        if version >= 3 {
-            this.documentation = Some(
+            )
+        } else {
+            None
+        };
+        let f_documentation = if version >= 3 {
+            Some(
                 if version >= 3 { r.nullable_string(flexible) } else { r.string(flexible).map(Some) }
                     .map_err(|e| e.field("Documentation"))?,
-            );
-        }
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            value: f_value,
+            read_only: f_read_only,
+            config_source: f_config_source,
+            is_sensitive: f_is_sensitive,
+            synonyms: f_synonyms,
+            config_type: f_config_type,
+            documentation: f_documentation,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -422,17 +450,23 @@ impl DescribeConfigsSynonym {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
-        let mut this = Self::default();
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.value = r.nullable_string(flexible)
+        let f_value = r.nullable_string(flexible)
             .map_err(|e| e.field("Value"))?;
-        this.source = r.i8()
+        let f_source = r.i8()
             .map_err(|e| e.field("Source"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            value: f_value,
+            source: f_source,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

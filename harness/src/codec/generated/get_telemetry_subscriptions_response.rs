@@ -86,29 +86,41 @@ impl Message for GetTelemetrySubscriptionsResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.throttle_time_ms = r.i32()
+        let f_throttle_time_ms = r.i32()
             .map_err(|e| e.field("ThrottleTimeMs"))?;
-        this.error_code = r.i16()
+        let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
-        this.client_instance_id = r.uuid()
+        let f_client_instance_id = r.uuid()
             .map_err(|e| e.field("ClientInstanceId"))?;
-        this.subscription_id = r.i32()
+        let f_subscription_id = r.i32()
             .map_err(|e| e.field("SubscriptionId"))?;
-        this.accepted_compression_types = r.array_of(flexible, |r| r.i8())
+        let f_accepted_compression_types = r.array_of(flexible, |r| r.i8())
             .map_err(|e| e.field("AcceptedCompressionTypes"))?;
-        this.push_interval_ms = r.i32()
+        let f_push_interval_ms = r.i32()
             .map_err(|e| e.field("PushIntervalMs"))?;
-        this.telemetry_max_bytes = r.i32()
+        let f_telemetry_max_bytes = r.i32()
             .map_err(|e| e.field("TelemetryMaxBytes"))?;
-        this.delta_temporality = r.bool()
+        let f_delta_temporality = r.bool()
             .map_err(|e| e.field("DeltaTemporality"))?;
-        this.requested_metrics = r.array_of(flexible, |r| r.string(flexible))
+        let f_requested_metrics = r.array_of(flexible, |r| r.string(flexible))
             .map_err(|e| e.field("RequestedMetrics"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            throttle_time_ms: f_throttle_time_ms,
+            error_code: f_error_code,
+            client_instance_id: f_client_instance_id,
+            subscription_id: f_subscription_id,
+            accepted_compression_types: f_accepted_compression_types,
+            push_interval_ms: f_push_interval_ms,
+            telemetry_max_bytes: f_telemetry_max_bytes,
+            delta_temporality: f_delta_temporality,
+            requested_metrics: f_requested_metrics,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

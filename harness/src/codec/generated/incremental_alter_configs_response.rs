@@ -44,15 +44,20 @@ impl Message for IncrementalAlterConfigsResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
-        let mut this = Self::default();
-        this.throttle_time_ms = r.i32()
+        let f_throttle_time_ms = r.i32()
             .map_err(|e| e.field("ThrottleTimeMs"))?;
-        this.responses = r.array_of(flexible, |r| AlterConfigsResourceResponse::decode_body(r, version))
+        let f_responses = r.array_of(flexible, |r| AlterConfigsResourceResponse::decode_body(r, version))
             .map_err(|e| e.field("Responses"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            throttle_time_ms: f_throttle_time_ms,
+            responses: f_responses,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -133,19 +138,26 @@ impl AlterConfigsResourceResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
-        let mut this = Self::default();
-        this.error_code = r.i16()
+        let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
-        this.error_message = r.nullable_string(flexible)
+        let f_error_message = r.nullable_string(flexible)
             .map_err(|e| e.field("ErrorMessage"))?;
-        this.resource_type = r.i8()
+        let f_resource_type = r.i8()
             .map_err(|e| e.field("ResourceType"))?;
-        this.resource_name = r.string(flexible)
+        let f_resource_name = r.string(flexible)
             .map_err(|e| e.field("ResourceName"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            error_code: f_error_code,
+            error_message: f_error_message,
+            resource_type: f_resource_type,
+            resource_name: f_resource_name,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -56,31 +56,44 @@ impl Message for MetadataRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
-        let mut this = Self::default();
-        this.topics = if version >= 1 { r.nullable_array(flexible, |r| MetadataRequestTopic::decode_body(r, version)) } else { r.array_of(flexible, |r| MetadataRequestTopic::decode_body(r, version)).map(Some) }
+        let f_topics = if version >= 1 { r.nullable_array(flexible, |r| MetadataRequestTopic::decode_body(r, version)) } else { r.array_of(flexible, |r| MetadataRequestTopic::decode_body(r, version)).map(Some) }
             .map_err(|e| e.field("Topics"))?;
-        if version >= 4 {
-            this.allow_auto_topic_creation = Some(
+        let f_allow_auto_topic_creation = if version >= 4 {
+            Some(
                 r.bool()
                     .map_err(|e| e.field("AllowAutoTopicCreation"))?,
-            );
-        }
-        if (8..=10).contains(&version) {
-            this.include_cluster_authorized_operations = Some(
+            )
+        } else {
+            None
+        };
+        let f_include_cluster_authorized_operations = if (8..=10).contains(&version) {
+            Some(
                 r.bool()
                     .map_err(|e| e.field("IncludeClusterAuthorizedOperations"))?,
-            );
-        }
-        if version >= 8 {
-            this.include_topic_authorized_operations = Some(
+            )
+        } else {
+            None
+        };
+        let f_include_topic_authorized_operations = if version >= 8 {
+            Some(
                 r.bool()
                     .map_err(|e| e.field("IncludeTopicAuthorizedOperations"))?,
-            );
-        }
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            topics: f_topics,
+            allow_auto_topic_creation: f_allow_auto_topic_creation,
+            include_cluster_authorized_operations: f_include_cluster_authorized_operations,
+            include_topic_authorized_operations: f_include_topic_authorized_operations,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -193,19 +206,26 @@ impl MetadataRequestTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
-        let mut this = Self::default();
-        if version >= 10 {
-            this.topic_id = Some(
+        let f_topic_id = if version >= 10 {
+            Some(
                 r.uuid()
                     .map_err(|e| e.field("TopicId"))?,
-            );
-        }
-        this.name = if version >= 10 { r.nullable_string(flexible) } else { r.string(flexible).map(Some) }
+            )
+        } else {
+            None
+        };
+        let f_name = if version >= 10 { r.nullable_string(flexible) } else { r.string(flexible).map(Some) }
             .map_err(|e| e.field("Name"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            topic_id: f_topic_id,
+            name: f_name,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -74,45 +74,65 @@ impl Message for MetadataResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
-        let mut this = Self::default();
-        if version >= 3 {
-            this.throttle_time_ms = Some(
+        let f_throttle_time_ms = if version >= 3 {
+            Some(
                 r.i32()
                     .map_err(|e| e.field("ThrottleTimeMs"))?,
-            );
-        }
-        this.brokers = r.array_of(flexible, |r| MetadataResponseBroker::decode_body(r, version))
+            )
+        } else {
+            None
+        };
+        let f_brokers = r.array_of(flexible, |r| MetadataResponseBroker::decode_body(r, version))
             .map_err(|e| e.field("Brokers"))?;
-        if version >= 2 {
-            this.cluster_id = Some(
+        let f_cluster_id = if version >= 2 {
+            Some(
                 if version >= 2 { r.nullable_string(flexible) } else { r.string(flexible).map(Some) }
                     .map_err(|e| e.field("ClusterId"))?,
-            );
-        }
-        if version >= 1 {
-            this.controller_id = Some(
+            )
+        } else {
+            None
+        };
+        let f_controller_id = if version >= 1 {
+            Some(
                 r.i32()
                     .map_err(|e| e.field("ControllerId"))?,
-            );
-        }
-        this.topics = r.array_of(flexible, |r| MetadataResponseTopic::decode_body(r, version))
+            )
+        } else {
+            None
+        };
+        let f_topics = r.array_of(flexible, |r| MetadataResponseTopic::decode_body(r, version))
             .map_err(|e| e.field("Topics"))?;
-        if (8..=10).contains(&version) {
-            this.cluster_authorized_operations = Some(
+        let f_cluster_authorized_operations = if (8..=10).contains(&version) {
+            Some(
                 r.i32()
                     .map_err(|e| e.field("ClusterAuthorizedOperations"))?,
-            );
-        }
-        if version >= 13 {
-            this.error_code = Some(
+            )
+        } else {
+            None
+        };
+        let f_error_code = if version >= 13 {
+            Some(
                 r.i16()
                     .map_err(|e| e.field("ErrorCode"))?,
-            );
-        }
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            throttle_time_ms: f_throttle_time_ms,
+            brokers: f_brokers,
+            cluster_id: f_cluster_id,
+            controller_id: f_controller_id,
+            topics: f_topics,
+            cluster_authorized_operations: f_cluster_authorized_operations,
+            error_code: f_error_code,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -253,23 +273,32 @@ impl MetadataResponseBroker {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
-        let mut this = Self::default();
-        this.node_id = r.i32()
+        let f_node_id = r.i32()
             .map_err(|e| e.field("NodeId"))?;
-        this.host = r.string(flexible)
+        let f_host = r.string(flexible)
             .map_err(|e| e.field("Host"))?;
-        this.port = r.i32()
+        let f_port = r.i32()
             .map_err(|e| e.field("Port"))?;
-        if version >= 1 {
-            this.rack = Some(
+        let f_rack = if version >= 1 {
+            Some(
                 if version >= 1 { r.nullable_string(flexible) } else { r.string(flexible).map(Some) }
                     .map_err(|e| e.field("Rack"))?,
-            );
-        }
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            node_id: f_node_id,
+            host: f_host,
+            port: f_port,
+            rack: f_rack,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -384,35 +413,50 @@ impl MetadataResponseTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
-        let mut this = Self::default();
-        this.error_code = r.i16()
+        let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
-        this.name = if version >= 12 { r.nullable_string(flexible) } else { r.string(flexible).map(Some) }
+        let f_name = if version >= 12 { r.nullable_string(flexible) } else { r.string(flexible).map(Some) }
             .map_err(|e| e.field("Name"))?;
-        if version >= 10 {
-            this.topic_id = Some(
+        let f_topic_id = if version >= 10 {
+            Some(
                 r.uuid()
                     .map_err(|e| e.field("TopicId"))?,
-            );
-        }
-        if version >= 1 {
-            this.is_internal = Some(
+            )
+        } else {
+            None
+        };
+        let f_is_internal = if version >= 1 {
+            Some(
                 r.bool()
                     .map_err(|e| e.field("IsInternal"))?,
-            );
-        }
-        this.partitions = r.array_of(flexible, |r| MetadataResponsePartition::decode_body(r, version))
+            )
+        } else {
+            None
+        };
+        let f_partitions = r.array_of(flexible, |r| MetadataResponsePartition::decode_body(r, version))
             .map_err(|e| e.field("Partitions"))?;
-        if version >= 8 {
-            this.topic_authorized_operations = Some(
+        let f_topic_authorized_operations = if version >= 8 {
+            Some(
                 r.i32()
                     .map_err(|e| e.field("TopicAuthorizedOperations"))?,
-            );
-        }
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            error_code: f_error_code,
+            name: f_name,
+            topic_id: f_topic_id,
+            is_internal: f_is_internal,
+            partitions: f_partitions,
+            topic_authorized_operations: f_topic_authorized_operations,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -551,33 +595,47 @@ impl MetadataResponsePartition {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
-        let mut this = Self::default();
-        this.error_code = r.i16()
+        let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
-        this.partition_index = r.i32()
+        let f_partition_index = r.i32()
             .map_err(|e| e.field("PartitionIndex"))?;
-        this.leader_id = r.i32()
+        let f_leader_id = r.i32()
             .map_err(|e| e.field("LeaderId"))?;
-        if version >= 7 {
-            this.leader_epoch = Some(
+        let f_leader_epoch = if version >= 7 {
+            Some(
                 r.i32()
                     .map_err(|e| e.field("LeaderEpoch"))?,
-            );
-        }
-        this.replica_nodes = r.array_of(flexible, |r| r.i32())
+            )
+        } else {
+            None
+        };
+        let f_replica_nodes = r.array_of(flexible, |r| r.i32())
             .map_err(|e| e.field("ReplicaNodes"))?;
-        this.isr_nodes = r.array_of(flexible, |r| r.i32())
+        let f_isr_nodes = r.array_of(flexible, |r| r.i32())
             .map_err(|e| e.field("IsrNodes"))?;
-        if version >= 5 {
-            this.offline_replicas = Some(
+        let f_offline_replicas = if version >= 5 {
+            Some(
                 r.array_of(flexible, |r| r.i32())
                     .map_err(|e| e.field("OfflineReplicas"))?,
-            );
-        }
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            error_code: f_error_code,
+            partition_index: f_partition_index,
+            leader_id: f_leader_id,
+            leader_epoch: f_leader_epoch,
+            replica_nodes: f_replica_nodes,
+            isr_nodes: f_isr_nodes,
+            offline_replicas: f_offline_replicas,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -38,13 +38,17 @@ impl Message for PushConfigRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.configs = r.array_of(flexible, |r| Config::decode_body(r, version))
+        let f_configs = r.array_of(flexible, |r| Config::decode_body(r, version))
             .map_err(|e| e.field("Configs"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            configs: f_configs,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -120,19 +124,26 @@ impl Config {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.config_key = r.string(flexible)
+        let f_config_key = r.string(flexible)
             .map_err(|e| e.field("ConfigKey"))?;
-        this.config_value = r.string(flexible)
+        let f_config_value = r.string(flexible)
             .map_err(|e| e.field("ConfigValue"))?;
-        this.config_type = r.i8()
+        let f_config_type = r.i8()
             .map_err(|e| e.field("ConfigType"))?;
-        this.is_default = r.bool()
+        let f_is_default = r.bool()
             .map_err(|e| e.field("IsDefault"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            config_key: f_config_key,
+            config_value: f_config_value,
+            config_type: f_config_type,
+            is_default: f_is_default,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -50,17 +50,23 @@ impl Message for PushConfigResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.throttle_time_ms = r.i32()
+        let f_throttle_time_ms = r.i32()
             .map_err(|e| e.field("ThrottleTimeMs"))?;
-        this.error_code = r.i16()
+        let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
-        this.error_message = r.nullable_string(flexible)
+        let f_error_message = r.nullable_string(flexible)
             .map_err(|e| e.field("ErrorMessage"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            throttle_time_ms: f_throttle_time_ms,
+            error_code: f_error_code,
+            error_message: f_error_message,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

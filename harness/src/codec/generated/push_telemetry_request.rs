@@ -62,21 +62,29 @@ impl Message for PushTelemetryRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.client_instance_id = r.uuid()
+        let f_client_instance_id = r.uuid()
             .map_err(|e| e.field("ClientInstanceId"))?;
-        this.subscription_id = r.i32()
+        let f_subscription_id = r.i32()
             .map_err(|e| e.field("SubscriptionId"))?;
-        this.terminating = r.bool()
+        let f_terminating = r.bool()
             .map_err(|e| e.field("Terminating"))?;
-        this.compression_type = r.i8()
+        let f_compression_type = r.i8()
             .map_err(|e| e.field("CompressionType"))?;
-        this.metrics = r.bytes(flexible)
+        let f_metrics = r.bytes(flexible)
             .map_err(|e| e.field("Metrics"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            client_instance_id: f_client_instance_id,
+            subscription_id: f_subscription_id,
+            terminating: f_terminating,
+            compression_type: f_compression_type,
+            metrics: f_metrics,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -104,70 +104,94 @@ impl Message for RegisterBrokerRecord {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.broker_id = r.i32()
+        let f_broker_id = r.i32()
             .map_err(|e| e.field("BrokerId"))?;
-        if version >= 2 {
-            this.is_migrating_zk_broker = Some(
+        let f_is_migrating_zk_broker = if version >= 2 {
+            Some(
                 r.bool()
                     .map_err(|e| e.field("IsMigratingZkBroker"))?,
-            );
-        }
-        this.incarnation_id = r.uuid()
+            )
+        } else {
+            None
+        };
+        let f_incarnation_id = r.uuid()
             .map_err(|e| e.field("IncarnationId"))?;
-        this.broker_epoch = r.i64()
+        let f_broker_epoch = r.i64()
             .map_err(|e| e.field("BrokerEpoch"))?;
-        this.end_points = r.array_of(flexible, |r| BrokerEndpoint::decode_body(r, version))
+        let f_end_points = r.array_of(flexible, |r| BrokerEndpoint::decode_body(r, version))
             .map_err(|e| e.field("EndPoints"))?;
-        this.features = r.array_of(flexible, |r| BrokerFeature::decode_body(r, version))
+        let f_features = r.array_of(flexible, |r| BrokerFeature::decode_body(r, version))
             .map_err(|e| e.field("Features"))?;
-        this.rack = r.nullable_string(flexible)
+        let f_rack = r.nullable_string(flexible)
             .map_err(|e| e.field("Rack"))?;
-        this.fenced = r.bool()
+        let f_fenced = r.bool()
             .map_err(|e| e.field("Fenced"))?;
-        if version >= 1 {
-            this.in_controlled_shutdown = Some(
+        let f_in_controlled_shutdown = if version >= 1 {
+            Some(
                 r.bool()
                     .map_err(|e| e.field("InControlledShutdown"))?,
-            );
-        }
-        if version >= 3 {
-            this.log_dirs = Some(Vec::new());
-        }
-        if version >= 4 {
-            this.cordoned_log_dirs = Some(Vec::new());
-        }
-        if version >= 5 {
-            this.static_configs = Some(Vec::new());
-        }
-        if flexible {
-            let unknown = r.tagged_fields(|tag, r| match tag {
+            )
+        } else {
+            None
+        };
+        let mut f_log_dirs = if version >= 3 {
+            Some(Vec::new())
+        } else {
+            None
+        };
+        let mut f_cordoned_log_dirs = if version >= 4 {
+            Some(Vec::new())
+        } else {
+            None
+        };
+        let mut f_static_configs = if version >= 5 {
+            Some(Vec::new())
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|tag, r| match tag {
                 0 if version >= 3 => {
-                    this.log_dirs = Some(
+                    f_log_dirs = Some(
                         r.array_of(true, |r| r.uuid())
                             .map_err(|e| e.field("LogDirs"))?
                     );
                     Ok(true)
                 }
                 1 if version >= 4 => {
-                    this.cordoned_log_dirs = Some(
+                    f_cordoned_log_dirs = Some(
                         r.array_of(true, |r| r.uuid())
                             .map_err(|e| e.field("CordonedLogDirs"))?
                     );
                     Ok(true)
                 }
                 2 if version >= 5 => {
-                    this.static_configs = Some(
+                    f_static_configs = Some(
                         r.array_of(true, |r| BrokerStaticConfig::decode_body(r, version))
                             .map_err(|e| e.field("StaticConfigs"))?
                     );
                     Ok(true)
                 }
                 _ => Ok(false),
-            })?;
-            this.unknown_tagged_fields = unknown;
-        }
-        Ok(this)
+            })?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            broker_id: f_broker_id,
+            is_migrating_zk_broker: f_is_migrating_zk_broker,
+            incarnation_id: f_incarnation_id,
+            broker_epoch: f_broker_epoch,
+            end_points: f_end_points,
+            features: f_features,
+            rack: f_rack,
+            fenced: f_fenced,
+            in_controlled_shutdown: f_in_controlled_shutdown,
+            log_dirs: f_log_dirs,
+            cordoned_log_dirs: f_cordoned_log_dirs,
+            static_configs: f_static_configs,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -245,8 +269,59 @@ impl Message for RegisterBrokerRecord {
             }
         }
         if flexible {
-            let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
-            if version >= 3 {
+            let w0 = if version >= 3 {
+                {
+                    let d;
+                    let v = match &self.log_dirs {
+                        Some(v) => v,
+                        None => {
+                            d = Vec::new();
+                            &d
+                        }
+                    };
+                    !v.is_empty()
+                }
+            } else {
+                false
+            };
+            let w1 = if version >= 4 {
+                {
+                    let d;
+                    let v = match &self.cordoned_log_dirs {
+                        Some(v) => v,
+                        None => {
+                            d = Vec::new();
+                            &d
+                        }
+                    };
+                    !v.is_empty()
+                }
+            } else {
+                false
+            };
+            let w2 = if version >= 5 {
+                {
+                    let d;
+                    let v = match &self.static_configs {
+                        Some(v) => v,
+                        None => {
+                            d = Vec::new();
+                            &d
+                        }
+                    };
+                    !v.is_empty()
+                }
+            } else {
+                false
+            };
+            let known = |tag: u32| match tag {
+                0 => version >= 3,
+                1 => version >= 4,
+                2 => version >= 5,
+                _ => false,
+            };
+            let mut unknown = put_tagged_count(s, usize::from(w0) + usize::from(w1) + usize::from(w2), known, &self.unknown_tagged_fields)?;
+            if w0 {
                 let d;
                 let v = match &self.log_dirs {
                     Some(v) => v,
@@ -255,16 +330,16 @@ impl Message for RegisterBrokerRecord {
                         &d
                     }
                 };
-                if !v.is_empty() {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("LogDirs"))?;
-                    }
-                    tagged.push((0, b));
+                put_unknown_tagged_below(s, &mut unknown, Some(0))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("LogDirs"))?;
                 }
+                put_tagged_header(s, 0, n.0)?;
+                put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("LogDirs"))?;
             }
-            if version >= 4 {
+            if w1 {
                 let d;
                 let v = match &self.cordoned_log_dirs {
                     Some(v) => v,
@@ -273,16 +348,16 @@ impl Message for RegisterBrokerRecord {
                         &d
                     }
                 };
-                if !v.is_empty() {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("CordonedLogDirs"))?;
-                    }
-                    tagged.push((1, b));
+                put_unknown_tagged_below(s, &mut unknown, Some(1))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("CordonedLogDirs"))?;
                 }
+                put_tagged_header(s, 1, n.0)?;
+                put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("CordonedLogDirs"))?;
             }
-            if version >= 5 {
+            if w2 {
                 let d;
                 let v = match &self.static_configs {
                     Some(v) => v,
@@ -291,22 +366,16 @@ impl Message for RegisterBrokerRecord {
                         &d
                     }
                 };
-                if !v.is_empty() {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        put_array(s, v, true, |s, e| e.encode_body(s, version)).map_err(|e| e.within("StaticConfigs"))?;
-                    }
-                    tagged.push((2, b));
+                put_unknown_tagged_below(s, &mut unknown, Some(2))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    put_array(s, v, true, |s, e| e.encode_body(s, version)).map_err(|e| e.within("StaticConfigs"))?;
                 }
+                put_tagged_header(s, 2, n.0)?;
+                put_array(s, v, true, |s, e| e.encode_body(s, version)).map_err(|e| e.within("StaticConfigs"))?;
             }
-            let known = |tag: u32| match tag {
-                0 => version >= 3,
-                1 => version >= 4,
-                2 => version >= 5,
-                _ => false,
-            };
-            put_tagged_fields(s, &tagged, known, &self.unknown_tagged_fields)?;
+            put_unknown_tagged_below(s, &mut unknown, None)?;
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
@@ -402,19 +471,26 @@ impl BrokerEndpoint {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.host = r.string(flexible)
+        let f_host = r.string(flexible)
             .map_err(|e| e.field("Host"))?;
-        this.port = r.u16()
+        let f_port = r.u16()
             .map_err(|e| e.field("Port"))?;
-        this.security_protocol = r.i16()
+        let f_security_protocol = r.i16()
             .map_err(|e| e.field("SecurityProtocol"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            host: f_host,
+            port: f_port,
+            security_protocol: f_security_protocol,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -499,17 +575,23 @@ impl BrokerFeature {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.min_supported_version = r.i16()
+        let f_min_supported_version = r.i16()
             .map_err(|e| e.field("MinSupportedVersion"))?;
-        this.max_supported_version = r.i16()
+        let f_max_supported_version = r.i16()
             .map_err(|e| e.field("MaxSupportedVersion"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            min_supported_version: f_min_supported_version,
+            max_supported_version: f_max_supported_version,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -583,15 +665,20 @@ impl BrokerStaticConfig {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.name = r.string(flexible)
+        let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
-        this.value = r.nullable_string(flexible)
+        let f_value = r.nullable_string(flexible)
             .map_err(|e| e.field("Value"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            name: f_name,
+            value: f_value,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

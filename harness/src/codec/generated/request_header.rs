@@ -56,19 +56,26 @@ impl Message for RequestHeader {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
-        let mut this = Self::default();
-        this.request_api_key = r.i16()
+        let f_request_api_key = r.i16()
             .map_err(|e| e.field("RequestApiKey"))?;
-        this.request_api_version = r.i16()
+        let f_request_api_version = r.i16()
             .map_err(|e| e.field("RequestApiVersion"))?;
-        this.correlation_id = r.i32()
+        let f_correlation_id = r.i32()
             .map_err(|e| e.field("CorrelationId"))?;
-        this.client_id = r.nullable_string(false)
+        let f_client_id = r.nullable_string(false)
             .map_err(|e| e.field("ClientId"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            request_api_key: f_request_api_key,
+            request_api_version: f_request_api_version,
+            correlation_id: f_correlation_id,
+            client_id: f_client_id,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -44,15 +44,20 @@ impl Message for UnregisterBrokerRecord {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.broker_id = r.i32()
+        let f_broker_id = r.i32()
             .map_err(|e| e.field("BrokerId"))?;
-        this.broker_epoch = r.i64()
+        let f_broker_epoch = r.i64()
             .map_err(|e| e.field("BrokerEpoch"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            broker_id: f_broker_id,
+            broker_epoch: f_broker_epoch,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

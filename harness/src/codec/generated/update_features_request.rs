@@ -50,21 +50,29 @@ impl Message for UpdateFeaturesRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.timeout_ms = r.i32()
+        let f_timeout_ms = r.i32()
             .map_err(|e| e.field("timeoutMs"))?;
-        this.feature_updates = r.array_of(flexible, |r| FeatureUpdateKey::decode_body(r, version))
+        let f_feature_updates = r.array_of(flexible, |r| FeatureUpdateKey::decode_body(r, version))
             .map_err(|e| e.field("FeatureUpdates"))?;
-        if version >= 1 {
-            this.validate_only = Some(
+        let f_validate_only = if version >= 1 {
+            Some(
                 r.bool()
                     .map_err(|e| e.field("ValidateOnly"))?,
-            );
-        }
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            timeout_ms: f_timeout_ms,
+            feature_updates: f_feature_updates,
+            validate_only: f_validate_only,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -161,27 +169,38 @@ impl FeatureUpdateKey {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.feature = r.string(flexible)
+        let f_feature = r.string(flexible)
             .map_err(|e| e.field("Feature"))?;
-        this.max_version_level = r.i16()
+        let f_max_version_level = r.i16()
             .map_err(|e| e.field("MaxVersionLevel"))?;
-        if version <= 0 {
-            this.allow_downgrade = Some(
+        let f_allow_downgrade = if version <= 0 {
+            Some(
                 r.bool()
                     .map_err(|e| e.field("AllowDowngrade"))?,
-            );
-        }
-        if version >= 1 {
-            this.upgrade_type = Some(
+            )
+        } else {
+            None
+        };
+        let f_upgrade_type = if version >= 1 {
+            Some(
                 r.i8()
                     .map_err(|e| e.field("UpgradeType"))?,
-            );
-        }
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            feature: f_feature,
+            max_version_level: f_max_version_level,
+            allow_downgrade: f_allow_downgrade,
+            upgrade_type: f_upgrade_type,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
