@@ -21,10 +21,10 @@ use crate::codec::{
 use crate::model::broker::measure;
 use crate::model::SizeMeasure;
 use crate::runner::events::{Direction, Mismatch, TimingCheck};
-use crate::scenario::load::response_body;
 use crate::scenario::matcher::{compare, compare_with};
 use crate::scenario::{
-    EncodedSize, ExpectNoRequestStep, ExpectReleasedStep, ExpectRequestStep, MatchMode, RespondStep,
+    typed_body, EncodedSize, ExpectNoRequestStep, ExpectReleasedStep, ExpectRequestStep, MatchMode,
+    RespondStep,
 };
 
 impl Exec<'_> {
@@ -129,7 +129,8 @@ impl Exec<'_> {
                     Some(t) => t.scale_body(b),
                     None => b.clone(),
                 };
-                response_body(info.name, Some(&b), &self.numbers).map_err(StepFailure::msg)?
+                typed_body::<ResponseBody>(info.name, Some(&b), &self.numbers)
+                    .map_err(|e| StepFailure::msg(e.to_string()))?
             }
             None => self.default_response(r.to, req.api_key),
         };
