@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use serde_json::Value;
 
 use super::exchange::Peer;
-use super::failure::{StepFail, StepFailure};
+use super::failure::{mismatch_fail, StepFail, StepFailure};
 use super::redact::yaml;
 use super::scenario::{Exec, Received};
 use super::timing::{STARTUP_ALLOWANCE_MS, STARTUP_NOT_JUDGED};
@@ -108,7 +108,12 @@ impl Exec<'_> {
             ));
         }
         if !mismatches.is_empty() {
-            return Err(self.mismatch_fail(mismatches, e.body.as_ref(), &body_json));
+            return Err(mismatch_fail(
+                &self.numbers,
+                mismatches,
+                e.body.as_ref(),
+                &body_json,
+            ));
         }
         Ok(())
     }
@@ -282,7 +287,7 @@ impl Exec<'_> {
             mismatches.extend(self.after_ms(p, after));
         }
         if !mismatches.is_empty() {
-            return Err(self.mismatch_fail(mismatches, None, &Value::Null));
+            return Err(mismatch_fail(&self.numbers, mismatches, None, &Value::Null));
         }
         Ok(())
     }
