@@ -4,7 +4,9 @@
 //!
 //! Data flows one way: `codec ← model ← adapter ← runner → report`; `scenario` is plain data.
 //! `codec` and `model` are pure and synchronous (sans-IO); sockets, processes and clocks live
-//! at the edges (`adapter`, `serve`, `runner`, `interop`, `oracle`). The library holds all of
+//! at the edges (`adapter`, `serve`, `runner`, `interop`, `oracle`; every child process starts
+//! through one crate-private module, `child`); `adapter::Session`, `runner`, `serve` and
+//! `live_client` are async (tokio), the rest is blocking or pure. The library holds all of
 //! it: the generated codec, the reference model, the scenario format, the targets, the runner,
 //! the reporters, the ledger, the live servers, the fuzz entry points and the oracles; the
 //! binary (`kipcheck`) is a thin command line over it. See `ARCHITECTURE.md` for the map.
@@ -13,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod adapter;
+mod child;
 pub mod codec;
 pub mod exit;
 #[doc(hidden)]

@@ -41,7 +41,7 @@ fn a_misspelt_top_level_field_is_located_at_its_key_with_a_snippet() {
         "  - send: { api: PushConfig, version: 0 }\n  - expect_response: { body: { ErrorCod: NONE } }\n",
     );
     assert_eq!(
-        e.message,
+        e.message(),
         "expect_response: body.ErrorCod: no such field in PushConfigResponse v0, the answer to \
          step 1; fields there: ThrottleTimeMs, ErrorCode, ErrorMessage"
     );
@@ -54,7 +54,10 @@ fn a_misspelt_top_level_field_is_located_at_its_key_with_a_snippet() {
     );
     let shown = e.to_string();
     let (first, rest) = shown.split_once('\n').expect("two parts");
-    assert!(first.ends_with(&format!(":8:32: {}", e.message)), "{shown}");
+    assert!(
+        first.ends_with(&format!(":8:32: {}", e.message())),
+        "{shown}"
+    );
     assert_eq!(Some(rest), e.snippet.as_deref());
 }
 
@@ -66,7 +69,7 @@ fn a_misspelt_field_of_an_array_element_names_the_element_struct_fields() {
         "  - start\n  - expect_request:\n      from: 1\n      api: PushConfig\n      version: 0\n      body:\n        Configs:\n          - { ConfigKey: client.id, ConfigValu: app }\n",
     );
     assert_eq!(
-        e.message,
+        e.message(),
         "expect_request: body.Configs[0].ConfigValu: no such field in PushConfigRequest v0; \
          fields there: ConfigKey, ConfigValue, ConfigType, IsDefault"
     );
@@ -80,7 +83,7 @@ fn a_field_of_another_version_is_refused_unless_the_pattern_is_absent() {
     };
     let e = err("version", "broker", &steps("0"));
     assert_eq!(
-        e.message,
+        e.message(),
         "expect_response: body.ThrottleTimeMs: the field exists only in versions 1-5 of \
          ApiVersionsResponse; this response is version 0"
     );
@@ -102,7 +105,7 @@ fn an_unknown_error_code_name_is_refused_naming_the_field() {
         "  - send: { api: PushConfig, version: 0 }\n  - expect_response:\n      body:\n        ErrorCode: CONFIG_TOO_BIG\n",
     );
     assert_eq!(
-        e.message,
+        e.message(),
         "expect_response: body.ErrorCode: unknown error code name \"CONFIG_TOO_BIG\" in \
          PushConfigResponse v0, the answer to step 1"
     );
@@ -117,7 +120,7 @@ fn patterns_under_any_of_are_checked_at_the_same_position() {
         "  - send: { api: ApiVersions, version: 3 }\n  - expect_response:\n      body:\n        ApiKeys:\n          $each:\n            $any_of:\n              - { ApiKey: PushConfig }\n              - { ApiKey: Metadata, MaxVerison: 12 }\n",
     );
     assert_eq!(
-        e.message,
+        e.message(),
         "expect_response: body.ApiKeys[*].MaxVerison: no such field in ApiVersionsResponse v3 \
          or v0, the answer to step 1; fields there: ApiKey, MinVersion, MaxVersion"
     );
@@ -132,7 +135,7 @@ fn an_unknown_api_name_and_an_impossible_type_are_refused() {
         "  - send: { api: ApiVersions, version: 3 }\n  - expect_response: { body: { ApiKeys: { $contains: [ { ApiKey: PushConfigs } ] } } }\n",
     );
     assert_eq!(
-        e.message,
+        e.message(),
         "expect_response: body.ApiKeys[*].ApiKey: unknown API name \"PushConfigs\" in \
          ApiVersionsResponse v3 or v0, the answer to step 1"
     );
@@ -143,7 +146,7 @@ fn an_unknown_api_name_and_an_impossible_type_are_refused() {
         "  - send: { api: PushConfig, version: 0 }\n  - expect_response: { body: { ThrottleTimeMs: fast } }\n",
     );
     assert_eq!(
-        e.message,
+        e.message(),
         "expect_response: body.ThrottleTimeMs: \"fast\" never matches int32 (in \
          PushConfigResponse v0, the answer to step 1)"
     );
@@ -153,7 +156,7 @@ fn an_unknown_api_name_and_an_impossible_type_are_refused() {
         "  - send: { api: PushConfig, version: 0 }\n  - expect_response: { body: { ErrorCode: null } }\n",
     );
     assert_eq!(
-        e.message,
+        e.message(),
         "expect_response: body.ErrorCode: null never matches int16, not nullable (in \
          PushConfigResponse v0, the answer to step 1)"
     );
@@ -163,7 +166,7 @@ fn an_unknown_api_name_and_an_impossible_type_are_refused() {
         "  - send: { api: PushConfig, version: 0 }\n  - expect_response: { body: { ErrorMessage: { $range: [1, 2] } } }\n",
     );
     assert_eq!(
-        e.message,
+        e.message(),
         "expect_response: body.ErrorMessage: {\"$range\":[1,2]} never matches string (in \
          PushConfigResponse v0, the answer to step 1)"
     );
@@ -186,7 +189,7 @@ fn each_expectation_is_checked_against_the_request_it_answers() {
         "  - send: { api: ApiVersions, version: 3 }\n  - send: { api: PushConfig, version: 0 }\n  - send: { api: PushConfig, version: 0, conn: 1 }\n  - expect_close: { conn: 1 }\n  - expect_response: { body: { ApiKeys: $any } }\n  - expect_response: { body: { ApiKeys: $any } }\n",
     );
     assert_eq!(
-        e.message,
+        e.message(),
         "expect_response: body.ApiKeys: no such field in PushConfigResponse v0, the answer to \
          step 2; fields there: ThrottleTimeMs, ErrorCode, ErrorMessage"
     );
@@ -201,7 +204,7 @@ fn expect_one_of_responses_are_checked() {
         "  - send: { api: PushConfig, version: 0 }\n  - expect_one_of:\n      - close: {}\n      - response: { body: { ErrorMesage: $any } }\n",
     );
     assert_eq!(
-        e.message,
+        e.message(),
         "expect_one_of: body.ErrorMesage: no such field in PushConfigResponse v0, the answer to \
          step 1; fields there: ThrottleTimeMs, ErrorCode, ErrorMessage"
     );
@@ -216,7 +219,7 @@ fn respond_bodies_are_checked_against_the_request_taken_for_that_node() {
         "  - start\n  - expect_request: { from: 1, api: ApiVersions }\n  - respond: { to: 1 }\n  - expect_request: { from: 1, api: PushConfig }\n  - respond: { to: 1, body: { ErrorCode: NONE, ThrottleMs: 5 } }\n",
     );
     assert_eq!(
-        e.message,
+        e.message(),
         "respond: body.ThrottleMs: no such field in PushConfigResponse v0, the answer to the \
          request of step 4; fields there: ThrottleTimeMs, ErrorCode, ErrorMessage"
     );
@@ -227,7 +230,7 @@ fn respond_bodies_are_checked_against_the_request_taken_for_that_node() {
         "  - start\n  - expect_request: { from: 1, api: PushConfig }\n  - respond: { to: 1, body: { ErrorCode: $any } }\n",
     );
     assert_eq!(
-        e.message,
+        e.message(),
         "respond: body.ErrorCode: this body is sent as written, so it cannot hold the matcher $any"
     );
 }
@@ -247,7 +250,7 @@ fn the_kip511_fallback_layout_is_accepted_for_apiversions() {
         "  - send_raw: { hex: \"0000000b 0012007f 00000001 ffff 00\", api: ApiVersions, version: 127 }\n  - expect_response: { body: { ThrottleTimeMs: 0 } }\n",
     );
     assert_eq!(
-        e.message,
+        e.message(),
         "expect_response: body.ThrottleTimeMs: the field exists only in versions 1-5 of \
          ApiVersionsResponse; this response is version 0"
     );
@@ -261,7 +264,7 @@ fn expect_request_versions_must_exist() {
         "  - start\n  - expect_request: { from: 1, api: PushConfig, version: 1 }\n",
     );
     assert_eq!(
-        e.message,
+        e.message(),
         "expect_request: PushConfigRequest has versions 0, not 1"
     );
     assert_eq!((e.line, e.col), (8, 5), "{e}");
@@ -276,7 +279,7 @@ fn scenarios_built_in_rust_are_checked_at_their_step() {
         .build()
         .expect_err("must not build");
     assert!(
-        e.message
+        e.message()
             .starts_with("expect_response: body.Bogus: no such field in PushConfigResponse v0"),
         "{e}"
     );

@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use kipcheck::scenario::{load_dir, load_file, LoadError};
+use kipcheck::scenario::{
+    load_dir, load_file, LoadError, LoadErrorKind, ProfileOverrideError, StepError,
+};
 
 /// A fresh scenarios folder under the target dir, named after the test.
 fn dir(name: &str) -> PathBuf {
@@ -37,10 +39,10 @@ fn unknown_field_is_located() {
         &format!("id: s1\n{HEAD}steps:\n  - send: {{ api: PushConfig, version: 0, bogus: 1 }}\n"),
     );
     assert_eq!((e.line, e.col), (7, 42), "{e}");
-    assert!(e.message.contains("unknown field `bogus`"), "{e}");
+    assert!(e.message().contains("unknown field `bogus`"), "{e}");
     let shown = e.to_string();
     let first = shown.lines().next().unwrap_or_default();
-    assert!(first.ends_with(&format!(":7:42: {}", e.message)), "{e}");
+    assert!(first.ends_with(&format!(":7:42: {}", e.message())), "{e}");
     assert_eq!(
         e.snippet.as_deref(),
         Some(" 7 |   - send: { api: PushConfig, version: 0, bogus: 1 }\n   |                                          ^"),
@@ -56,14 +58,18 @@ fn unknown_step_is_located() {
         &format!("id: s2\n{HEAD}steps:\n  - teleport: {{}}\n"),
     );
     assert_eq!(e.line, 7, "{e}");
-    assert!(e.message.contains("teleport"), "{e}");
+    assert!(e.message().contains("teleport"), "{e}");
 }
 
 #[test]
 fn id_must_equal_file_stem() {
     let e = load_err("stem", "other.yaml", &format!("id: s3\n{HEAD}steps: []\n"));
     assert_eq!((e.line, e.col), (1, 1));
-    assert_eq!(e.message, "id \"s3\" must equal the file stem \"other\"");
+    assert_eq!(e.message(), "id \"s3\" must equal the file stem \"other\"");
+    assert!(
+        matches!(&*e.kind, LoadErrorKind::IdNotStem { id, stem } if id == "s3" && stem == "other"),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -74,7 +80,11 @@ fn unknown_api_in_send_is_located_at_the_step() {
         &format!("id: s4\n{HEAD}steps:\n  - advance: {{ ms: 1 }}\n  - send: {{ api: Nope, version: 0 }}\n"),
     );
     assert_eq!((e.line, e.col), (8, 5), "{e}");
-    assert_eq!(e.message, "send: unknown API \"Nope\"");
+    assert_eq!(e.message(), "send: unknown API \"Nope\"");
+    assert!(
+        matches!(&*e.kind, LoadErrorKind::Step(StepError::UnknownApi { step: "send", api }) if api == "Nope"),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -84,7 +94,7 @@ fn version_out_of_range_is_refused() {
         "s5.yaml",
         &format!("id: s5\n{HEAD}steps:\n  - send: {{ api: PushConfig, version: 1 }}\n"),
     );
-    assert_eq!(e.message, "send: PushConfigRequest has versions 0, not 1");
+    assert_eq!(e.message(), "send: PushConfigRequest has versions 0, not 1");
 }
 
 #[test]
@@ -97,7 +107,7 @@ fn bad_body_field_is_refused() {
     // Checked against the message before it is built: located at the field itself.
     assert_eq!((e.line, e.col), (7, 50));
     assert_eq!(
-        e.message,
+        e.message(),
         "send: body.Configz: no such field in PushConfigRequest v0; fields there: Configs"
     );
 }
@@ -113,7 +123,7 @@ fn a_fill_that_cannot_be_built_is_a_load_error_at_its_step() {
     );
     assert_eq!((e.line, e.col), (7, 5), "{e}");
     assert!(
-        e.message
+        e.message()
             .starts_with("send: cannot build a PushConfig of exactly 1 bytes"),
         "{e}"
     );
@@ -126,7 +136,7 @@ fn unknown_matcher_is_refused() {
         "s7.yaml",
         &format!("id: s7\n{HEAD}steps:\n  - expect_response: {{ body: {{ ErrorCode: {{ $between: [1, 2] }} }} }}\n"),
     );
-    assert_eq!(e.message, "unknown matcher $between");
+    assert_eq!(e.message(), "unknown matcher $between");
 }
 
 #[test]
@@ -138,7 +148,7 @@ fn fill_and_body_are_exclusive() {
             "id: s8\n{HEAD}steps:\n  - send: {{ api: PushConfig, version: 0, body: {{}}, fill: {{ size: 10, measure: request_body }} }}\n"
         ),
     );
-    assert_eq!(e.message, "send: body and fill are exclusive");
+    assert_eq!(e.message(), "send: body and fill are exclusive");
 }
 
 #[test]
@@ -152,7 +162,7 @@ fn an_oversized_fill_is_refused_at_its_step() {
     );
     assert_eq!((e.line, e.col), (7, 5), "{e}");
     assert_eq!(
-        e.message,
+        e.message(),
         "send: fill.size 16777217 is over the 16777216 bytes kipcheck builds"
     );
 }
@@ -162,7 +172,7 @@ fn fill_of_the_largest_size_is_built_exactly() {
     use kipcheck::codec::Message;
     use kipcheck::model::SizeMeasure;
     use kipcheck::runner::fill_push_config;
-    use kipcheck::scenario::{Fill, MAX_FILL_BYTES};
+    use kipcheck::scenario::{Fill, FillError, MAX_FILL_BYTES};
     let fill = Fill {
         size: MAX_FILL_BYTES,
         measure: SizeMeasure::RequestBody,
@@ -173,9 +183,17 @@ fn fill_of_the_largest_size_is_built_exactly() {
         size: MAX_FILL_BYTES + 1,
         measure: SizeMeasure::RequestBody,
     };
+    let e = fill_push_config(&over).unwrap_err();
     assert_eq!(
-        fill_push_config(&over),
-        Err("fill.size 16777217 is over the 16777216 bytes kipcheck builds".to_owned())
+        e,
+        FillError::TooLarge {
+            size: MAX_FILL_BYTES + 1,
+            max: MAX_FILL_BYTES
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        "fill.size 16777217 is over the 16777216 bytes kipcheck builds"
     );
 }
 
@@ -186,7 +204,14 @@ fn bad_profile_override_is_refused() {
         "s9.yaml",
         &format!("id: s9\n{HEAD}profile: {{ size_measure: whole_frame }}\nsteps: []\n"),
     );
-    assert!(e.message.starts_with("profile:"), "{e}");
+    assert!(e.message().starts_with("profile:"), "{e}");
+    assert!(
+        matches!(
+            *e.kind,
+            LoadErrorKind::Profile(ProfileOverrideError::Shape(_))
+        ),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -202,7 +227,7 @@ fn duplicate_ids_across_folders_are_refused() {
     let errs = load_dir(&root).expect_err("duplicate");
     assert_eq!(errs.len(), 1);
     assert!(
-        errs[0].message.starts_with("duplicate id \"d1\""),
+        errs[0].message().starts_with("duplicate id \"d1\""),
         "{}",
         errs[0]
     );
@@ -271,6 +296,6 @@ fn misused_captures_are_refused_at_their_step() {
             &format!("{id}.yaml"),
             &format!("id: {id}\n{HEAD}steps:\n  - {steps}\n"),
         );
-        assert_eq!((e.line, e.message.as_str()), (7, message), "{steps}");
+        assert_eq!((e.line, e.message().as_str()), (7, message), "{steps}");
     }
 }

@@ -559,7 +559,7 @@ async fn the_rust_builder_speaks_the_same_vocabulary_as_yaml() {
         .send("NoSuchApi", 0, json!({}))
         .build()
         .expect_err("refused");
-    assert_eq!(bad.message, "send: unknown API \"NoSuchApi\"");
+    assert_eq!(bad.message(), "send: unknown API \"NoSuchApi\"");
 }
 
 /// A client scenario whose PushConfig must fit `max` bytes of `measure`.
@@ -610,7 +610,7 @@ fn encoded_size_is_checked_at_load() {
     assert_eq!(errors.len(), 1);
     assert!(
         errors[0]
-            .message
+            .message()
             .contains("encoded_size measure configs_array is for PushConfig only"),
         "{}",
         errors[0]

@@ -28,7 +28,7 @@ use crate::codec::{
     self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers, RequestBody, RequestHeader,
     ResponseBody, ResponseHeader,
 };
-use crate::scenario::load::{request_body, response_body};
+use crate::scenario::typed_body;
 use crate::scenario::{Capability, Role};
 
 /// The adapter protocol version this kipcheck speaks.
@@ -366,8 +366,8 @@ impl ExecSession {
             self.process
                 .protocol_error(format!("response for unknown API key {}", key.0))
         })?;
-        let body = response_body(name, Some(body), &self.numbers)
-            .map_err(|e| self.process.protocol_error(e))?;
+        let body = typed_body::<ResponseBody>(name, Some(body), &self.numbers)
+            .map_err(|e| self.process.protocol_error(e.to_string()))?;
         let header = ResponseHeader {
             correlation_id,
             ..Default::default()
@@ -387,8 +387,8 @@ impl ExecSession {
             self.process
                 .protocol_error(format!("request for unknown API key {}", key.0))
         })?;
-        let body = request_body(name, Some(body), &self.numbers)
-            .map_err(|e| self.process.protocol_error(e))?;
+        let body = typed_body::<RequestBody>(name, Some(body), &self.numbers)
+            .map_err(|e| self.process.protocol_error(e.to_string()))?;
         let header = RequestHeader {
             request_api_version: version,
             correlation_id,

@@ -1,19 +1,18 @@
 //! The child process behind an `exec:` target: started through `sh -c` in a process group
-//! of its own, spoken to in JSON lines over stdin/stdout with a wall-clock bound on every
+//! of its own (`crate::child`), spoken to in JSON lines over stdin/stdout with a wall-clock bound on every
 //! read and write and a cap on every line, its stderr kept as a bounded tail for error
 //! messages, and its whole process group killed when it is dropped. This module moves
 //! lines; it knows nothing of the protocol's message types (that is `exec.rs`).
 
-use std::collections::VecDeque;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout};
 
 use super::target::AdapterError;
+use crate::child::{kill_group, shell, spawn_async, StderrTail};
 
 /// Bounds of one `exec:` process.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,55 +35,8 @@ impl Default for ExecOptions {
     }
 }
 
-/// The last bytes a process wrote to stderr (or, for `client-cmd:`, stdout and stderr).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct StderrTail {
-    bytes: Arc<Mutex<VecDeque<u8>>>,
-}
-
-impl StderrTail {
-    /// Keeps the last `cap` bytes `stream` yields, until it ends, in this tail.
-    pub(crate) fn capture<R>(&self, mut stream: R, cap: usize) -> tokio::task::JoinHandle<()>
-    where
-        R: tokio::io::AsyncRead + Unpin + Send + 'static,
-    {
-        let tail = self.bytes.clone();
-        tokio::spawn(async move {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = stream.read(&mut buf).await {
-                if n == 0 {
-                    break;
-                }
-                push_capped(&tail, &buf[..n], cap);
-            }
-        })
-    }
-
-    /// Appends `bytes`, keeping the last `cap`.
-    pub(crate) fn push(&self, bytes: &[u8], cap: usize) {
-        push_capped(&self.bytes, bytes, cap);
-    }
-
-    /// The tail as text.
-    pub(crate) fn text(&self) -> String {
-        let guard = self.bytes.lock().unwrap_or_else(|p| p.into_inner());
-        let (a, b) = guard.as_slices();
-        let mut all = a.to_vec();
-        all.extend_from_slice(b);
-        String::from_utf8_lossy(&all).trim_end().to_owned()
-    }
-}
-
-fn push_capped(tail: &Mutex<VecDeque<u8>>, bytes: &[u8], cap: usize) {
-    let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
-    t.extend(bytes);
-    while t.len() > cap {
-        t.pop_front();
-    }
-}
-
 /// A running adapter process.
-pub struct ExecProcess {
+pub(crate) struct ExecProcess {
     command: String,
     child: Child,
     pgid: Option<i32>,
@@ -97,7 +49,7 @@ pub struct ExecProcess {
 
 impl ExecProcess {
     /// Starts `command` with `sh -c` in a new process group, stdin/stdout/stderr piped.
-    pub fn spawn(command: &str, opts: &ExecOptions) -> Result<Self, AdapterError> {
+    pub(crate) fn spawn(command: &str, opts: &ExecOptions) -> Result<Self, AdapterError> {
         let (mut child, pgid) = spawn_group(command, Stdio::piped())?;
         let (Some(stdin), Some(stdout), Some(err)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -143,7 +95,7 @@ impl ExecProcess {
     }
 
     /// Writes one message as a line.
-    pub async fn write(&mut self, message: &Value) -> Result<(), AdapterError> {
+    pub(crate) async fn write(&mut self, message: &Value) -> Result<(), AdapterError> {
         let mut line = serde_json::to_vec(message)
             .map_err(|e| AdapterError::Protocol(format!("cannot serialize a message: {e}")))?;
         line.push(b'\n');
@@ -166,7 +118,7 @@ impl ExecProcess {
     }
 
     /// Reads one line (bounded in length and wall-clock time) and parses it as a JSON object.
-    pub async fn read(&mut self) -> Result<Value, AdapterError> {
+    pub(crate) async fn read(&mut self) -> Result<Value, AdapterError> {
         let max = self.opts.max_line_bytes;
         let timeout = self.opts.call_timeout;
         let read = read_capped_line(&mut self.stdout, max);
@@ -205,12 +157,12 @@ impl ExecProcess {
     }
 
     /// A protocol violation, with the stderr tail.
-    pub fn protocol_error(&self, message: String) -> AdapterError {
+    pub(crate) fn protocol_error(&self, message: String) -> AdapterError {
         AdapterError::Protocol(self.with_stderr(message))
     }
 
     /// Closes stdin and kills the whole process group.
-    pub fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         self.stdin = None;
         if let Some(pgid) = self.pgid.take() {
             kill_group(pgid);
@@ -229,32 +181,14 @@ impl Drop for ExecProcess {
 }
 
 /// Starts `command` with `sh -c` as the leader of a new process group (killed on drop),
-/// stdout and stderr piped; returns the child and its group id.
+/// stdout and stderr piped ([`crate::child::spawn_async`]); returns the child and its group
+/// id. A command that cannot start is a setup error.
 pub(crate) fn spawn_group(
     command: &str,
     stdin: Stdio,
 ) -> Result<(Child, Option<i32>), AdapterError> {
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(command)
-        .stdin(stdin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let child = cmd
-        .spawn()
-        .map_err(|e| AdapterError::Setup(format!("cannot start {command:?}: {e}")))?;
-    let pgid = child.id().and_then(|id| i32::try_from(id).ok());
-    Ok((child, pgid))
-}
-
-/// Kills the process group `pgid` (a child started with `process_group(0)` leads a group of
-/// its own, so this reaches everything it started too). The group may already be gone.
-pub(crate) fn kill_group(pgid: i32) {
-    if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-    }
+    spawn_async(shell(command), stdin)
+        .map_err(|e| AdapterError::Setup(format!("cannot start {command:?}: {e}")))
 }
 
 /// Why no line was read.

@@ -3,7 +3,7 @@
 
 pub mod client_cmd;
 pub mod exec;
-pub mod exec_process;
+pub(crate) mod exec_process;
 pub mod mutant;
 pub mod observe;
 pub mod policy_host;
@@ -21,9 +21,9 @@ pub use observe::Unobserved;
 pub use policy_host::{PolicyHost, PolicyHostError, PolicyScope};
 pub use recording::{RecordedFrame, RecordingTarget};
 pub use reference::{ReferenceSession, ReferenceTarget};
-pub use registry::{target_from_spec, TargetOptions, TARGET_KINDS};
+pub use registry::{target_from_spec, TARGET_KINDS};
 pub use target::{
     unclaimable_live, AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session,
-    SessionConfig, Target, EMULATED_CONTROLLER_NODE,
+    SessionConfig, Target, TargetOptions, EMULATED_CONTROLLER_NODE,
 };
-pub use tcp::{TcpSession, TcpTarget};
+pub use tcp::{ProbeError, ProbeStage, TcpSession, TcpTarget};

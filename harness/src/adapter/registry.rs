@@ -9,37 +9,8 @@ use super::exec::ExecTarget;
 use super::exec_process::ExecOptions;
 use super::mutant::{MutantTarget, MUTANT_PREFIX};
 use super::reference::ReferenceTarget;
-use super::target::{AdapterError, Target};
+use super::target::{AdapterError, Target, TargetOptions};
 use super::tcp::TcpTarget;
-use crate::scenario::{Capability, Role};
-
-/// What a target specification cannot say by itself: the role a live peer plays, the
-/// capabilities that cannot be discovered over the wire, and the `exec:` process limits.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct TargetOptions {
-    /// The role a live target plays (`--role`), where the specification is ambiguous.
-    pub role: Option<Role>,
-    /// Capabilities the user declares for a live target (`--capability`).
-    pub capabilities: Vec<Capability>,
-    /// `exec:` only: wall-clock limit for one message exchange (`--exec-call-timeout-ms`;
-    /// default [`ExecOptions::default`]'s 10 s).
-    pub exec_call_timeout: Option<std::time::Duration>,
-    /// `exec:` only: longest line accepted from the process (`--exec-max-line-bytes`; default
-    /// 16 MiB).
-    pub exec_max_line_bytes: Option<usize>,
-    /// `tcp://` and `client-cmd:` only: the spec readings the live target follows
-    /// (`--profile FILE`; default: the built-in default profile). Such a target is never
-    /// told a scenario's profile, so a scenario that sets a reading differently is
-    /// unsupported with that reason.
-    pub readings: Option<crate::model::SpecProfile>,
-    /// `client-cmd:` only: `--time-scale F` (0 < F <= 1, default 1): timing keys of the
-    /// client's `{config}` and every timing window the runner checks are multiplied by F.
-    pub time_scale: Option<f64>,
-    /// `tcp://` broker only: `--policy-host HOST:PORT`, where kipcheck listens for the
-    /// broker's policy bridge (docs/policy-bridge.md): the target then has `policy_control`
-    /// and reports each `ClientConfigPolicy.process()` call as a `policy_invoked` event.
-    pub policy_host: Option<String>,
-}
 
 /// Target kinds, as listed in error messages and `--help`.
 pub const TARGET_KINDS: &str =

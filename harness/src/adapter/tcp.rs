@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::ToSocketAddrs;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -22,10 +23,9 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
 use super::policy_host::{PolicyHost, PolicyScope};
-use super::registry::TargetOptions;
 use super::target::{
     unclaimable_live, AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session,
-    SessionConfig, Target,
+    SessionConfig, Target, TargetOptions,
 };
 use crate::codec::create_topics_request::CreatableTopic;
 use crate::codec::delete_topics_request::DeleteTopicState;
@@ -75,22 +75,124 @@ impl Probe {
     }
 }
 
+/// Why the ApiVersions probe of a live target failed.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The address does not resolve.
+    #[error("cannot resolve {addr}: {source}")]
+    Resolve {
+        /// `host:port`.
+        addr: String,
+        /// The resolver's error.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// The address resolves to nothing.
+    #[error("{addr} resolves to nothing")]
+    NoAddress {
+        /// `host:port`.
+        addr: String,
+    },
+    /// A socket step failed.
+    #[error("{stage} {addr}: {source}")]
+    Io {
+        /// Which step.
+        stage: ProbeStage,
+        /// `host:port`.
+        addr: String,
+        /// The socket's error.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// The answer ends before its size prefix says.
+    #[error("ApiVersions answer from {addr} cut short: {source}")]
+    CutShort {
+        /// `host:port`.
+        addr: String,
+        /// The socket's error.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// kipcheck could not encode its own request.
+    #[error("probe request: {0}")]
+    Encode(#[source] crate::codec::EncodeError),
+    /// The answer's size prefix is out of bounds.
+    #[error("ApiVersions answer from {addr} claims {claimed} bytes")]
+    Oversize {
+        /// `host:port`.
+        addr: String,
+        /// The size prefix.
+        claimed: i32,
+    },
+    /// The answer does not decode.
+    #[error("ApiVersions answer from {addr} does not decode: {source}")]
+    Decode {
+        /// `host:port`.
+        addr: String,
+        /// The codec's error.
+        #[source]
+        source: crate::codec::DecodeError,
+    },
+    /// The answer decodes as another API.
+    #[error("ApiVersions answer of another API")]
+    OtherApi,
+    /// The answer carries an error code.
+    #[error("ApiVersions answered error {error_code}")]
+    ErrorCode {
+        /// The code on the wire.
+        error_code: i16,
+    },
+}
+
+/// The socket step of a probe that failed (its text leads the error).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeStage {
+    /// Connecting.
+    Connect,
+    /// Setting the socket's timeouts.
+    Socket,
+    /// Writing the request.
+    Write,
+    /// Reading the answer's size.
+    NoAnswer,
+}
+
+impl std::fmt::Display for ProbeStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ProbeStage::Connect => "cannot connect to",
+            ProbeStage::Socket => "socket options for",
+            ProbeStage::Write => "probe write to",
+            ProbeStage::NoAnswer => "no ApiVersions answer from",
+        })
+    }
+}
+
 /// Asks the target at `addr` for its ApiVersions (v3, then v0 after a KIP-511 fallback),
 /// blocking, every step bounded by [`IO_TIMEOUT`].
-pub fn probe(addr: &str, numbers: &ProvisionalNumbers) -> Result<Probe, String> {
+pub fn probe(addr: &str, numbers: &ProvisionalNumbers) -> Result<Probe, ProbeError> {
+    let at = || addr.to_owned();
     let sock = addr
         .to_socket_addrs()
-        .map_err(|e| format!("cannot resolve {addr}: {e}"))?
+        .map_err(|e| ProbeError::Resolve {
+            addr: at(),
+            source: Arc::new(e),
+        })?
         .next()
-        .ok_or_else(|| format!("{addr} resolves to nothing"))?;
+        .ok_or_else(|| ProbeError::NoAddress { addr: at() })?;
+    let io = |stage, e| ProbeError::Io {
+        stage,
+        addr: at(),
+        source: Arc::new(e),
+    };
     let mut version = 3;
     loop {
         let mut s = std::net::TcpStream::connect_timeout(&sock, IO_TIMEOUT)
-            .map_err(|e| format!("cannot connect to {addr}: {e}"))?;
+            .map_err(|e| io(ProbeStage::Connect, e))?;
         s.set_read_timeout(Some(IO_TIMEOUT))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| io(ProbeStage::Socket, e))?;
         s.set_write_timeout(Some(IO_TIMEOUT))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| io(ProbeStage::Socket, e))?;
         let body = RequestBody::ApiVersions(ApiVersionsRequest {
             client_software_name: Some("kipcheck".into()),
             client_software_version: Some(env!("CARGO_PKG_VERSION").into()),
@@ -103,37 +205,44 @@ pub fn probe(addr: &str, numbers: &ProvisionalNumbers) -> Result<Probe, String> 
             client_id: Some("kipcheck-probe".into()),
             ..Default::default()
         };
-        let frame = codec::encode_request_frame(&header, &body, numbers)
-            .map_err(|e| format!("probe request: {e}"))?;
-        s.write_all(&frame)
-            .map_err(|e| format!("probe write to {addr}: {e}"))?;
+        let frame =
+            codec::encode_request_frame(&header, &body, numbers).map_err(ProbeError::Encode)?;
+        s.write_all(&frame).map_err(|e| io(ProbeStage::Write, e))?;
         let mut size = [0u8; 4];
         s.read_exact(&mut size)
-            .map_err(|e| format!("no ApiVersions answer from {addr}: {e}"))?;
+            .map_err(|e| io(ProbeStage::NoAnswer, e))?;
         let n = i32::from_be_bytes(size);
         if !(0..=1 << 20).contains(&n) {
-            return Err(format!("ApiVersions answer from {addr} claims {n} bytes"));
+            return Err(ProbeError::Oversize {
+                addr: at(),
+                claimed: n,
+            });
         }
         let mut resp = size.to_vec();
         resp.resize(4 + n as usize, 0);
         s.read_exact(&mut resp[4..])
-            .map_err(|e| format!("ApiVersions answer from {addr} cut short: {e}"))?;
+            .map_err(|e| ProbeError::CutShort {
+                addr: at(),
+                source: Arc::new(e),
+            })?;
         let decoded = codec::decode_response_frame(
             &resp,
             DEFAULT_MAX_FRAME_SIZE,
             ApiKey::API_VERSIONS,
             version,
         )
-        .map_err(|e| format!("ApiVersions answer from {addr} does not decode: {e}"))?;
+        .map_err(|source| ProbeError::Decode { addr: at(), source })?;
         let ResponseBody::ApiVersions(av) = decoded.body else {
-            return Err("ApiVersions answer of another API".into());
+            return Err(ProbeError::OtherApi);
         };
         if decoded.fallback_v0 && version > 0 {
             version = 0;
             continue;
         }
         if av.error_code != 0 {
-            return Err(format!("ApiVersions answered error {}", av.error_code));
+            return Err(ProbeError::ErrorCode {
+                error_code: av.error_code,
+            });
         }
         return Ok(Probe {
             version,
@@ -158,7 +267,7 @@ pub struct TcpTarget {
     declared: Vec<Capability>,
     readings: SpecProfile,
     numbers: ProvisionalNumbers,
-    probe: Result<Probe, String>,
+    probe: Result<Probe, ProbeError>,
     /// Held by each controller session for its whole life: a live controller's state is
     /// shared, so its scenarios (which delete and re-create their topics) run one at a time.
     /// Broker sessions hold it too when a policy host answers for them (one verdict at a time).
@@ -209,7 +318,7 @@ impl TcpTarget {
     }
 
     /// What the probe found (or why it failed).
-    pub fn probe(&self) -> &Result<Probe, String> {
+    pub fn probe(&self) -> &Result<Probe, ProbeError> {
         &self.probe
     }
 
@@ -288,7 +397,7 @@ impl Target for TcpTarget {
     }
 
     fn unreachable(&self) -> Option<String> {
-        self.probe.as_ref().err().cloned()
+        self.probe.as_ref().err().map(ToString::to_string)
     }
 
     fn observed_events(&self) -> Vec<&'static str> {

@@ -8,15 +8,16 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::child;
 use crate::codec::{
-    decode_request, decode_response, encode_response_frame, ApiKey, DecodeErrorKind, KString,
-    ProvisionalNumbers, ResponseBody,
+    decode_request, decode_response, encode_response_frame, ApiKey, DecodeError, DecodeErrorKind,
+    KString, ProvisionalNumbers, ResponseBody,
 };
 
 use super::env::ClientPeer;
@@ -35,7 +36,7 @@ pub struct CapturedFrame {
     pub version: i16,
     /// `Ok(true)`: header and body decoded strictly; `Ok(false)`: header decoded, body not
     /// checked (API or version unknown to kipcheck's codec); `Err`: a decode error.
-    pub decoded: Result<bool, String>,
+    pub decoded: Result<bool, DecodeError>,
 }
 
 /// Everything observed while one client ran.
@@ -139,7 +140,11 @@ impl ClientFacts for ClientCapture {
                                 "{} v{}: {}",
                                 ApiKey(f.api_key).name().unwrap_or("?"),
                                 f.version,
-                                f.decoded.clone().err().unwrap_or_default()
+                                f.decoded
+                                    .as_ref()
+                                    .err()
+                                    .map(ToString::to_string)
+                                    .unwrap_or_default()
                             )
                         })
                         .collect::<Vec<_>>()
@@ -220,48 +225,28 @@ pub fn capture_client(
 
     let command = client.command.replace("{bootstrap}", &relay.to_string());
     let started = Instant::now();
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(format!("exec {command}"))
-        .env(
-            "KIPCHECK_CLIENT_DEADLINE_MS",
-            deadline.as_millis().to_string(),
-        )
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+    let mut cmd = child::shell(&format!("exec {command}"));
+    cmd.env(
+        "KIPCHECK_CLIENT_DEADLINE_MS",
+        deadline.as_millis().to_string(),
+    );
+    let (mut proc, pgid) = child::spawn_blocking(cmd, Stdio::null(), Stdio::piped())
         .map_err(|e| err(format!("start {command:?}: {e}")))?;
-    // Drain the pipes on threads so a chatty client cannot block on a full pipe.
-    let drain = |r: Option<Box<dyn Read + Send>>| {
-        thread::spawn(move || {
-            let mut s = String::new();
-            if let Some(mut r) = r {
-                let _ = r.read_to_string(&mut s);
-            }
-            s
-        })
-    };
-    let out = drain(
-        child
-            .stdout
-            .take()
-            .map(|r| Box::new(r) as Box<dyn Read + Send>),
-    );
-    let errs = drain(
-        child
-            .stderr
-            .take()
-            .map(|r| Box::new(r) as Box<dyn Read + Send>),
-    );
+    let out = child::drain(proc.stdout.take());
+    let errs = child::drain(proc.stderr.take());
     let hard = deadline + Duration::from_secs(5);
     let exit_code = loop {
-        match child.try_wait() {
+        match proc.try_wait() {
             Ok(Some(status)) => break status.code(),
             Ok(None) if started.elapsed() < hard => thread::sleep(Duration::from_millis(50)),
             _ => {
-                let _ = child.kill();
-                let _ = child.wait();
+                // The whole group: whatever the client started goes too (and so the pipes
+                // the drain threads wait on close).
+                if let Some(pgid) = pgid {
+                    child::kill_group(pgid);
+                }
+                let _ = proc.kill();
+                let _ = proc.wait();
                 break None;
             }
         }
@@ -379,7 +364,7 @@ fn relay_connection(
             {
                 Ok(false)
             }
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(e),
         };
         lock(frames).push(CapturedFrame {
             api_key,

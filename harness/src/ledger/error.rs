@@ -88,7 +88,7 @@ pub enum LedgerError {
         /// The id.
         id: String,
         /// What is wrong with it.
-        reason: String,
+        reason: IdRule,
     },
     /// A required text field (`text`, `source`, or a present `excluded`) is empty.
     #[error("{at}: requirement `{id}`: `{field}` must not be empty")]
@@ -130,4 +130,35 @@ impl LedgerError {
             message,
         }
     }
+}
+
+/// The rule a requirement id breaks.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IdRule {
+    /// It does not start with its KIP's prefix.
+    #[error("ids of {kip} start with `{prefix}`")]
+    Prefix {
+        /// The requirement's KIP, as written (`KIP-1324`).
+        kip: String,
+        /// The prefix its ids start with.
+        prefix: &'static str,
+    },
+    /// Only the prefix.
+    #[error("nothing after the KIP prefix")]
+    NothingAfterPrefix,
+    /// Two dots in a row, or a trailing dot.
+    #[error("empty segment between dots")]
+    EmptySegment,
+    /// A character outside `a-z`, `0-9`, `-`.
+    #[error("segment `{segment}` may only hold a-z, 0-9 and `-`")]
+    Characters {
+        /// The segment.
+        segment: String,
+    },
+    /// A segment starting or ending with `-`.
+    #[error("segment `{segment}` starts or ends with `-`")]
+    Dash {
+        /// The segment.
+        segment: String,
+    },
 }

@@ -21,7 +21,7 @@ pub use coverage::{
     coverage, CheckFailure, Counts, Coverage, Judged, KipCoverage, RequirementCoverage, Status,
     Totals, UnknownReference,
 };
-pub use error::{At, LedgerError};
+pub use error::{At, IdRule, LedgerError};
 pub use requirements::{Kind, Kip, Ledger, Requirement};
 pub use scan::{parse_scenario_ref, scan_scenarios, Evidence, ScenarioRef};
 

@@ -11,7 +11,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_saphyr::Spanned;
 
-use super::error::{At, LedgerError};
+use super::error::{At, IdRule, LedgerError};
 
 /// The KIP a requirement comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -255,27 +255,33 @@ impl Ledger {
 
 /// `<kip prefix><segment>(.<segment>)*`, segments of `[a-z0-9-]`, not starting or ending
 /// with `-`.
-fn check_id(id: &str, kip: Kip) -> Result<(), String> {
+fn check_id(id: &str, kip: Kip) -> Result<(), IdRule> {
     let Some(rest) = id.strip_prefix(kip.id_prefix()) else {
-        return Err(format!("ids of {kip} start with `{}`", kip.id_prefix()));
+        return Err(IdRule::Prefix {
+            kip: kip.to_string(),
+            prefix: kip.id_prefix(),
+        });
     };
     if rest.is_empty() {
-        return Err("nothing after the KIP prefix".to_string());
+        return Err(IdRule::NothingAfterPrefix);
     }
     for segment in rest.split('.') {
+        let segment_owned = || segment.to_owned();
         if segment.is_empty() {
-            return Err("empty segment between dots".to_string());
+            return Err(IdRule::EmptySegment);
         }
         if !segment
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         {
-            return Err(format!(
-                "segment `{segment}` may only hold a-z, 0-9 and `-`"
-            ));
+            return Err(IdRule::Characters {
+                segment: segment_owned(),
+            });
         }
         if segment.starts_with('-') || segment.ends_with('-') {
-            return Err(format!("segment `{segment}` starts or ends with `-`"));
+            return Err(IdRule::Dash {
+                segment: segment_owned(),
+            });
         }
     }
     Ok(())

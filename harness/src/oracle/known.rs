@@ -119,6 +119,7 @@ pub(crate) fn kafka_encodes_differently(
 /// [`KnownDifference::TrailingBytes`] when it leaves exactly the bytes we call trailing,
 /// [`KnownDifference::NullWhereVersionForbids`] for a null the version forbids. (The caller
 /// then checks that the two agree on the message before the trailing bytes.)
+#[cfg(feature = "differential")]
 pub(crate) fn kafka_protocol_accepts(
     ours: &DecodeErrorKind,
     peer_unread: usize,

@@ -20,6 +20,7 @@ mod record;
 mod reporter;
 mod terminal;
 mod text;
+mod wiring;
 
 pub use diff::{
     diff_lines, pair_side_by_side, uncompared_lines, visible, yaml_paths, DiffLine, LineDiff,
@@ -37,5 +38,6 @@ pub use mutants::{
     write_mutants_reports, MUTANTS_HTML_FILE, MUTANTS_JSON_FILE,
 };
 pub use record::{RunRecord, RunTotals};
-pub use reporter::{file_reporters, standard_reporters, Reporter, Reporters};
+pub use reporter::{Reporter, Reporters};
 pub use terminal::{ColorChoice, TerminalOptions, TerminalReporter};
+pub use wiring::{file_reporters, standard_reporters};

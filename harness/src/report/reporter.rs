@@ -1,12 +1,8 @@
-//! The [`Reporter`] trait every output format implements, the [`Reporters`] fan-out, and
-//! [`standard_reporters`], which wires the terminal and every file format for a report
-//! directory. Reporters see events only; nothing here touches runner state.
-
-use std::path::Path;
+//! The [`Reporter`] trait every output format implements and the [`Reporters`] fan-out.
+//! Reporters see events only; nothing here touches runner state. Which reporters a run
+//! gets is wired in `wiring.rs`, so the formats depend on this file and not the reverse.
 
 use super::error::ReportError;
-use super::files::{FileFormat, FileReporter};
-use super::terminal::{TerminalOptions, TerminalReporter};
 use crate::runner::RunEvent;
 
 /// Something that turns the run's event stream into an output.
@@ -105,33 +101,4 @@ impl Reporters {
         }
         first
     }
-}
-
-/// Creates `report_dir` (and its parents) and wires the terminal reporter (on stdout, with
-/// `terminal`) and every file reporter of [`file_reporters`].
-pub fn standard_reporters(
-    report_dir: &Path,
-    terminal: TerminalOptions,
-) -> Result<Reporters, ReportError> {
-    let files = file_reporters(report_dir)?;
-    let mut reporters = Reporters::new();
-    reporters.push(TerminalReporter::new(std::io::stdout(), terminal));
-    reporters.reporters.extend(files.reporters);
-    Ok(reporters)
-}
-
-/// Creates `report_dir` (and its parents) and wires the file reporters: `results.json`,
-/// `junit.xml`, `report.html` and `summary.md` in it. The previous run's files are
-/// overwritten at once with a report of a run that has not finished, so a run that dies
-/// before writing its own never leaves an older outcome in their place.
-pub fn file_reporters(report_dir: &Path) -> Result<Reporters, ReportError> {
-    std::fs::create_dir_all(report_dir).map_err(|source| ReportError::CreateDir {
-        path: report_dir.to_path_buf(),
-        source,
-    })?;
-    let files = FileReporter::new(report_dir, &FileFormat::ALL);
-    files.write_unfinished()?;
-    let mut reporters = Reporters::new();
-    reporters.push(files);
-    Ok(reporters)
 }

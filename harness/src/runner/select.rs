@@ -86,10 +86,20 @@ pub enum Partition {
     },
 }
 
+/// A `--partition` value that is not `hash:M/N` or `count:M/N` with 1 <= M <= N.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("partition {given:?}: expected hash:M/N or count:M/N with 1 <= M <= N")]
+pub struct PartitionError {
+    /// The text given.
+    pub given: String,
+}
+
 impl FromStr for Partition {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("partition {s:?}: expected hash:M/N or count:M/N with 1 <= M <= N");
+    type Err = PartitionError;
+    fn from_str(s: &str) -> Result<Self, PartitionError> {
+        let bad = || PartitionError {
+            given: s.to_owned(),
+        };
         let (kind, rest) = s.split_once(':').ok_or_else(bad)?;
         let (m, n) = rest.split_once('/').ok_or_else(bad)?;
         let m: u64 = m.parse().map_err(|_| bad())?;

@@ -20,7 +20,8 @@ pub enum Seg {
 }
 
 /// Why a body cannot be checked against (or can never match) its message.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct BodyError {
     /// Where in the body (mapping keys and indices as written), for locating it in the file.
     pub at: Vec<Seg>,

@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use serde_json::Value;
 use serde_saphyr::{Location, Spanned};
 
-use super::load::{validate, LoadError, Scenario};
+use super::error::LoadError;
+use super::load::{validate, Scenario};
 use super::types::Grade;
 use super::types::{
     Capability, ExpectRequestStep, ExpectResponseStep, MatchMode, RespondStep, Role, ScenarioFile,

@@ -6,7 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::load::{is_scenario_name, load_many, load_text, LoadError, Scenario};
+use super::error::LoadError;
+use super::load::{is_scenario_name, load_many, load_text, Scenario};
 
 /// One file of the built-in suite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

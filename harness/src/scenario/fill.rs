@@ -2,11 +2,12 @@
 //! `fill:`), so `client.config.max.bytes` is tested at exactly max and max + 1. The loader
 //! builds it once, when the file loads; a size that cannot be built is a load error.
 
+use super::error::FillError;
 use super::types::Fill;
 use crate::codec::{push_config_request, Message, PushConfigRequest};
 
 /// Builds a PushConfig body whose size under the fill's measure is exactly `fill.size`.
-pub fn fill_push_config(fill: &Fill) -> Result<PushConfigRequest, String> {
+pub fn fill_push_config(fill: &Fill) -> Result<PushConfigRequest, FillError> {
     let entry = |key: String, len: usize| push_config_request::Config {
         config_key: key.into(),
         config_value: "x".repeat(len).into(),
@@ -19,11 +20,10 @@ pub fn fill_push_config(fill: &Fill) -> Result<PushConfigRequest, String> {
         crate::model::broker::measure(fill.measure, req, body)
     };
     if fill.size > crate::scenario::MAX_FILL_BYTES {
-        return Err(format!(
-            "fill.size {} is over the {} bytes kipcheck builds",
-            fill.size,
-            crate::scenario::MAX_FILL_BYTES
-        ));
+        return Err(FillError::TooLarge {
+            size: fill.size,
+            max: crate::scenario::MAX_FILL_BYTES,
+        });
     }
     let mut req = PushConfigRequest::default();
     // Whole entries of up to 8000 value bytes, then one entry tuned to hit the size exactly.
@@ -65,8 +65,5 @@ pub fn fill_push_config(fill: &Fill) -> Result<PushConfigRequest, String> {
     if req.configs.is_empty() && size(&req) == fill.size {
         return Ok(req);
     }
-    Err(format!(
-        "cannot build a PushConfig of exactly {} bytes",
-        fill.size
-    ))
+    Err(FillError::Unreachable { size: fill.size })
 }

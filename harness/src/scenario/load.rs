@@ -10,44 +10,14 @@ use serde_json::Value;
 use serde_saphyr::Spanned;
 
 use super::body_schema::{check_body, Against, BodyError, Seg};
+use super::error::{
+    FillError, LoadError, LoadErrorKind, ProfileOverrideError, StepError, TypedBodyError,
+};
 use super::matcher::{capture_names, resolve_names, unknown_matcher};
 use super::types::{Nodes, Outcome, ScenarioFile, Step, MAX_REAL_TIME_WAIT_MS};
 use crate::codec::schema::{message_schema, MessageSchema};
-use crate::codec::{BodyInfo, ProvisionalNumbers, RequestBody, ResponseBody};
+use crate::codec::{ApiKey, BodyInfo, ProvisionalNumbers, RequestBody, ResponseBody};
 use crate::model::SpecProfile;
-
-/// A scenario file that cannot be used, located in its file.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub struct LoadError {
-    /// The file.
-    pub path: PathBuf,
-    /// 1-based line (0 when unknown).
-    pub line: u64,
-    /// 1-based column (0 when unknown).
-    pub col: u64,
-    /// What is wrong.
-    pub message: String,
-    /// The offending source line with a caret under the column (see [`snippet`]), when the
-    /// error came from a file and its position is known.
-    pub snippet: Option<String>,
-}
-
-impl fmt::Display for LoadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {}",
-            self.path.display(),
-            self.line,
-            self.col,
-            self.message
-        )?;
-        if let Some(s) = &self.snippet {
-            write!(f, "\n{s}")?;
-        }
-        Ok(())
-    }
-}
 
 /// Line `line` of `text` and a caret under column `col` (both 1-based, columns counted in
 /// characters), rustc style; `None` if the line does not exist.
@@ -99,17 +69,15 @@ pub enum Compiled {
 }
 
 /// What a step sends, built once.
-fn compile(step: &Step, numbers: &ProvisionalNumbers) -> Result<Compiled, String> {
+fn compile(step: &Step, numbers: &ProvisionalNumbers) -> Result<Compiled, StepError> {
     Ok(match step {
         Step::Send(s) => Compiled::Request(Box::new(match &s.fill {
             Some(fill) => RequestBody::PushConfig(
-                super::fill::fill_push_config(fill).map_err(|e| format!("send: {e}"))?,
+                super::fill::fill_push_config(fill).map_err(StepError::Fill)?,
             ),
-            None => request_body(&s.api, s.body.as_ref(), numbers)?,
+            None => typed_body::<RequestBody>(&s.api, s.body.as_ref(), numbers)?,
         })),
-        Step::SendRaw(s) => {
-            Compiled::Raw(crate::codec::from_hex(&s.hex).ok_or("send_raw: hex is not valid hex")?)
-        }
+        Step::SendRaw(s) => Compiled::Raw(crate::codec::from_hex(&s.hex).ok_or(StepError::BadHex)?),
         _ => Compiled::Nothing,
     })
 }
@@ -158,39 +126,62 @@ fn merge(base: &mut Value, overrides: &Value) {
 }
 
 /// The default profile with `overrides` merged in.
-pub fn profile_with(overrides: Option<&Value>) -> Result<SpecProfile, String> {
+pub fn profile_with(overrides: Option<&Value>) -> Result<SpecProfile, ProfileOverrideError> {
     let Some(o) = overrides else {
         return Ok(SpecProfile::default());
     };
-    let mut v = serde_json::to_value(SpecProfile::default()).map_err(|e| e.to_string())?;
+    let mut v =
+        serde_json::to_value(SpecProfile::default()).map_err(ProfileOverrideError::Shape)?;
     merge(&mut v, o);
-    let p: SpecProfile = serde_json::from_value(v).map_err(|e| format!("profile: {e}"))?;
-    p.validate().map_err(|e| format!("profile: {e}"))?;
+    let p: SpecProfile = serde_json::from_value(v).map_err(ProfileOverrideError::Shape)?;
+    p.validate().map_err(ProfileOverrideError::Invalid)?;
     Ok(p)
 }
 
-/// Converts a body pattern into a typed request body (names resolved), for sending.
-pub fn request_body(
-    api: &str,
-    body: Option<&Value>,
-    numbers: &ProvisionalNumbers,
-) -> Result<RequestBody, String> {
-    let info = RequestBody::info_by_name(api).ok_or_else(|| format!("unknown API {api:?}"))?;
-    let mut v = body.cloned().unwrap_or(Value::Object(Default::default()));
-    resolve_names(&mut v, numbers);
-    RequestBody::deserialize_for(info.api_key, v).map_err(|e| format!("body of {api}: {e}"))
+/// A dispatch enum a body pattern can be built into: [`RequestBody`] (what kipcheck sends
+/// to a broker) or [`ResponseBody`] (what it answers a client with).
+pub trait TypedBody: Sized {
+    /// The message of API `name`.
+    fn info_by_name(name: &str) -> Option<&'static BodyInfo>;
+    /// The body of API `key` from Kafka's JSON.
+    fn from_json(key: ApiKey, v: Value) -> Result<Self, serde_json::Error>;
 }
 
-/// Converts a body into a typed response body (names resolved), for answering a client.
-pub fn response_body(
+impl TypedBody for RequestBody {
+    fn info_by_name(name: &str) -> Option<&'static BodyInfo> {
+        RequestBody::info_by_name(name)
+    }
+    fn from_json(key: ApiKey, v: Value) -> Result<Self, serde_json::Error> {
+        RequestBody::deserialize_for(key, v)
+    }
+}
+
+impl TypedBody for ResponseBody {
+    fn info_by_name(name: &str) -> Option<&'static BodyInfo> {
+        ResponseBody::info_by_name(name)
+    }
+    fn from_json(key: ApiKey, v: Value) -> Result<Self, serde_json::Error> {
+        ResponseBody::deserialize_for(key, v)
+    }
+}
+
+/// Converts a body pattern of API `api` into a typed body (error-code and API names
+/// resolved under `numbers`; no body = every field its default): a request kipcheck sends,
+/// or a response it answers with.
+pub fn typed_body<B: TypedBody>(
     api: &str,
     body: Option<&Value>,
     numbers: &ProvisionalNumbers,
-) -> Result<ResponseBody, String> {
-    let info = ResponseBody::info_by_name(api).ok_or_else(|| format!("unknown API {api:?}"))?;
+) -> Result<B, TypedBodyError> {
+    let info = B::info_by_name(api).ok_or_else(|| TypedBodyError::UnknownApi {
+        api: api.to_owned(),
+    })?;
     let mut v = body.cloned().unwrap_or(Value::Object(Default::default()));
     resolve_names(&mut v, numbers);
-    ResponseBody::deserialize_for(info.api_key, v).map_err(|e| format!("body of {api}: {e}"))
+    B::from_json(info.api_key, v).map_err(|source| TypedBodyError::Body {
+        api: api.to_owned(),
+        source,
+    })
 }
 
 /// Loads and validates one scenario file. `root` is the scenarios folder (for the area).
@@ -199,7 +190,7 @@ pub fn load_file(path: &Path, root: &Path) -> Result<Scenario, LoadError> {
         path: path.to_owned(),
         line: 0,
         col: 0,
-        message: e.to_string(),
+        kind: Box::new(LoadErrorKind::Read(e)),
         snippet: None,
     })?;
     load_text(&text, path, root)
@@ -209,11 +200,11 @@ pub fn load_file(path: &Path, root: &Path) -> Result<Scenario, LoadError> {
 /// lies under `root` (the scenarios folder, for the area): a file read from disk or one of
 /// the suite built into the binary ([`super::embedded`]).
 pub fn load_text(text: &str, path: &Path, root: &Path) -> Result<Scenario, LoadError> {
-    let err = |line: u64, col: u64, message: String| LoadError {
+    let err = |line: u64, col: u64, kind: LoadErrorKind| LoadError {
         path: path.to_owned(),
         line,
         col,
-        message,
+        kind: Box::new(kind),
         snippet: snippet(text, line, col),
     };
     let file: ScenarioFile = serde_saphyr::from_str(text).map_err(|e| {
@@ -221,16 +212,17 @@ pub fn load_text(text: &str, path: &Path, root: &Path) -> Result<Scenario, LoadE
             Some(l) => (l.line(), l.column()),
             None => first_line_col(&e.to_string()),
         };
-        let message = e.to_string();
-        let message = message.lines().next().unwrap_or("").to_owned();
-        err(line, col, message)
+        err(line, col, LoadErrorKind::Yaml(e))
     })?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
     if file.id != stem {
         return Err(err(
             1,
             1,
-            format!("id {:?} must equal the file stem {stem:?}", file.id),
+            LoadErrorKind::IdNotStem {
+                id: file.id.clone(),
+                stem: stem.to_owned(),
+            },
         ));
     }
     let area = path
@@ -256,26 +248,27 @@ fn validate_in(
     area: &str,
     text: Option<&str>,
 ) -> Result<Scenario, LoadError> {
-    let err = |line: u64, col: u64, message: String| LoadError {
+    let err = |line: u64, col: u64, kind: LoadErrorKind| LoadError {
         path: path.to_owned(),
         line,
         col,
-        message,
+        kind: Box::new(kind),
         snippet: text.and_then(|t| snippet(t, line, col)),
     };
     if !["KIP-1324", "KIP-1326", "KIP-1294", "KIP-1256"].contains(&file.kip.as_str()) {
-        return Err(err(1, 1, format!("unknown kip {:?}", file.kip)));
+        let kip = file.kip.clone();
+        return Err(err(1, 1, LoadErrorKind::UnknownKip { kip }));
     }
     if file.roles.is_empty() {
-        return Err(err(1, 1, "roles must name at least one role".into()));
+        return Err(err(1, 1, LoadErrorKind::NoRoles));
     }
-    let profile = profile_with(file.profile.as_ref()).map_err(|m| err(1, 1, m))?;
+    let profile = profile_with(file.profile.as_ref()).map_err(|e| err(1, 1, e.into()))?;
     let numbers = profile.provisional;
     let mut captured = BTreeSet::new();
     let mut pairing = Pairing::default();
     let mut compiled = Vec::with_capacity(file.steps.len());
     for (i, s) in file.steps.iter().enumerate() {
-        let at = |m: String| err(s.referenced.line(), s.referenced.column(), m);
+        let at = |e: StepError| err(s.referenced.line(), s.referenced.column(), e.into());
         validate_step(&s.value).map_err(at)?;
         // Before compiling: a body kipcheck sends is checked against its message first, so a
         // bad field is reported at the field, with its type and the value found.
@@ -283,7 +276,7 @@ fn validate_in(
             let (line, col) = text
                 .and_then(|t| locate(t, i, &e.at))
                 .unwrap_or((s.referenced.line(), s.referenced.column()));
-            err(line, col, e.message)
+            err(line, col, e.into())
         })?;
         compiled.push(compile(&s.value, &numbers).map_err(at)?);
         check_captures(&s.value, &mut captured).map_err(at)?;
@@ -298,9 +291,9 @@ fn validate_in(
     })
 }
 
-fn check_pattern(p: Option<&Value>) -> Result<(), String> {
+fn check_pattern(p: Option<&Value>) -> Result<(), StepError> {
     match p.and_then(unknown_matcher) {
-        Some(m) => Err(format!("unknown matcher {m}")),
+        Some(m) => Err(StepError::UnknownMatcher(m.to_string())),
         None => Ok(()),
     }
 }
@@ -326,61 +319,58 @@ fn step_patterns(step: &Step) -> Vec<&Value> {
 
 /// Every `$eq_captured` / `$ne_captured` names a value `$capture`d by an earlier step; a step
 /// that matches nothing (`expect_no_event`) captures nothing. Adds the step's captures.
-fn check_captures(step: &Step, captured: &mut BTreeSet<String>) -> Result<(), String> {
+fn check_captures(step: &Step, captured: &mut BTreeSet<String>) -> Result<(), StepError> {
     let mut new = Vec::new();
     for p in step_patterns(step) {
         let (caps, refs) = capture_names(p)?;
         if let Some(r) = refs.iter().find(|r| !captured.contains(*r)) {
-            return Err(format!("{r} is not captured by an earlier step"));
+            let name = r.clone();
+            return Err(StepError::NotCaptured { name });
         }
         new.extend(caps);
     }
     if let (Step::ExpectNoEvent { .. }, Some(name)) = (step, new.first()) {
-        return Err(format!("expect_no_event cannot $capture {name}"));
+        let name = name.clone();
+        return Err(StepError::NoEventCapture { name });
     }
     captured.extend(new);
     Ok(())
 }
 
-fn validate_step(step: &Step) -> Result<(), String> {
+fn validate_step(step: &Step) -> Result<(), StepError> {
     match step {
         Step::Send(s) => {
             match (&s.body, &s.fill) {
-                (Some(_), Some(_)) => return Err("send: body and fill are exclusive".into()),
+                (Some(_), Some(_)) => return Err(StepError::BodyAndFill),
                 (_, Some(_)) if !s.api.eq_ignore_ascii_case("PushConfig") => {
-                    return Err("send: fill is for PushConfig only".into())
+                    return Err(StepError::FillNotPushConfig)
                 }
                 (_, Some(f)) if f.size > super::types::MAX_FILL_BYTES => {
-                    return Err(format!(
-                        "send: fill.size {} is over the {} bytes kipcheck builds",
-                        f.size,
-                        super::types::MAX_FILL_BYTES
-                    ))
+                    return Err(StepError::Fill(FillError::TooLarge {
+                        size: f.size,
+                        max: super::types::MAX_FILL_BYTES,
+                    }))
                 }
                 _ => {}
             }
-            let info = RequestBody::info_by_name(&s.api)
-                .ok_or_else(|| format!("send: unknown API {:?}", s.api))?;
+            let info =
+                RequestBody::info_by_name(&s.api).ok_or_else(|| unknown_api("send", &s.api))?;
             if !info.valid.contains(s.version) {
-                return Err(format!(
-                    "send: {} has versions {}, not {}",
-                    info.message, info.valid, s.version
-                ));
+                return Err(version_error("send", info, s.version));
             }
             // The body itself is built (and so checked) by `compile`.
             Ok(())
         }
         Step::SendRaw(s) => {
             if let Some(api) = &s.api {
-                ResponseBody::info_by_name(api)
-                    .ok_or_else(|| format!("send_raw: unknown API {api:?}"))?;
+                ResponseBody::info_by_name(api).ok_or_else(|| unknown_api("send_raw", api))?;
             }
             Ok(())
         }
         Step::ExpectResponse(e) => check_pattern(e.body.as_ref()),
         Step::ExpectOneOf(outcomes) => {
             if outcomes.len() < 2 {
-                return Err("expect_one_of needs at least two outcomes".into());
+                return Err(StepError::OneOfTooFew);
             }
             let conns: Vec<u32> = outcomes
                 .iter()
@@ -390,7 +380,7 @@ fn validate_step(step: &Step) -> Result<(), String> {
                 })
                 .collect();
             if conns.windows(2).any(|w| w[0] != w[1]) {
-                return Err("expect_one_of: every outcome must name the same conn".into());
+                return Err(StepError::OneOfConns);
             }
             for o in outcomes {
                 if let super::types::Outcome::Response(r) = o {
@@ -401,45 +391,55 @@ fn validate_step(step: &Step) -> Result<(), String> {
         }
         Step::ExpectRequest(e) => {
             let info = RequestBody::info_by_name(&e.api)
-                .ok_or_else(|| format!("expect_request: unknown API {:?}", e.api))?;
+                .ok_or_else(|| unknown_api("expect_request", &e.api))?;
             if let Some(size) = &e.encoded_size {
                 if size.measure == crate::model::SizeMeasure::ConfigsArray
                     && info.api_key != crate::codec::ApiKey::PUSH_CONFIG
                 {
-                    return Err(
-                        "expect_request: encoded_size measure configs_array is for PushConfig only"
-                            .into(),
-                    );
+                    return Err(StepError::ConfigsArrayNotPushConfig);
                 }
                 if size.min.is_none() && size.max.is_none() {
-                    return Err("expect_request: encoded_size needs min, max or both".into());
+                    return Err(StepError::EncodedSizeUnbounded);
                 }
             }
             if let Some(v) = e.version.filter(|v| !info.valid.contains(*v)) {
-                return Err(format!(
-                    "expect_request: {} has versions {}, not {v}",
-                    info.message, info.valid
-                ));
+                return Err(version_error("expect_request", info, v));
             }
             check_pattern(e.body.as_ref())?;
             check_pattern(e.after_ms.as_ref())
         }
-        Step::ExpectNoRequest(e) if e.real_time && e.within_ms > MAX_REAL_TIME_WAIT_MS => Err(
-            format!(
-                "expect_no_request: a real_time watch is at most {MAX_REAL_TIME_WAIT_MS} ms, not {}",
-                e.within_ms
-            ),
-        ),
+        Step::ExpectNoRequest(e) if e.real_time && e.within_ms > MAX_REAL_TIME_WAIT_MS => {
+            Err(StepError::RealTimeTooLong {
+                within_ms: e.within_ms,
+                max_ms: MAX_REAL_TIME_WAIT_MS,
+            })
+        }
         Step::ExpectNoRequest(e) => match &e.api {
             Some(api) => RequestBody::info_by_name(api)
                 .map(|_| ())
-                .ok_or_else(|| format!("expect_no_request: unknown API {api:?}")),
+                .ok_or_else(|| unknown_api("expect_no_request", api)),
             None => Ok(()),
         },
         Step::ExpectReleased(e) => check_pattern(e.after_ms.as_ref()),
         Step::ExpectEvent(e) => check_pattern(Some(&e.event)),
         Step::ExpectNoEvent { event } => check_pattern(Some(event)),
         _ => Ok(()),
+    }
+}
+
+fn unknown_api(step: &'static str, api: &str) -> StepError {
+    StepError::UnknownApi {
+        step,
+        api: api.to_owned(),
+    }
+}
+
+fn version_error(step: &'static str, info: &BodyInfo, version: i16) -> StepError {
+    StepError::Version {
+        step,
+        message: info.message,
+        valid: info.valid,
+        version,
     }
 }
 
@@ -470,7 +470,10 @@ pub(super) fn load_many(
                         path: f.clone(),
                         line: 1,
                         col: 1,
-                        message: format!("duplicate id {:?} (also {})", s.file.id, first.display()),
+                        kind: Box::new(LoadErrorKind::Duplicate {
+                            id: s.file.id.clone(),
+                            first,
+                        }),
                         snippet: None,
                     });
                 } else {

@@ -37,7 +37,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::codec::{ErrorCode, ProvisionalNumbers};
-use crate::scenario::MatchMode;
+use crate::scenario::{CaptureError, MatchMode};
 
 /// One mismatch between an expected and an actual value.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -449,25 +449,28 @@ pub const MATCHERS: &[&str] = &[
 /// The names a pattern captures and the names it reads (in pattern order), or why its
 /// capture matchers are malformed: a name must be a non-empty string, and a `$capture`
 /// under `$not` (which never keeps what it matched) captures nothing.
-pub fn capture_names(pattern: &Value) -> Result<(Vec<String>, Vec<String>), String> {
+pub fn capture_names(pattern: &Value) -> Result<(Vec<String>, Vec<String>), CaptureError> {
     fn walk(
         p: &Value,
         under_not: bool,
         caps: &mut Vec<String>,
         refs: &mut Vec<String>,
-    ) -> Result<(), String> {
+    ) -> Result<(), CaptureError> {
         match p {
             Value::Object(map) => {
                 for (k, v) in map {
                     let op = k.as_str();
                     if matches!(op, "$capture" | "$eq_captured" | "$ne_captured") {
-                        let name = v
-                            .as_str()
-                            .filter(|n| !n.is_empty())
-                            .ok_or_else(|| format!("{op} needs a name (a string), not {v}"))?;
+                        let name = v.as_str().filter(|n| !n.is_empty()).ok_or_else(|| {
+                            CaptureError::NoName {
+                                op: op.to_owned(),
+                                value: v.to_string(),
+                            }
+                        })?;
                         if op == "$capture" {
                             if under_not {
-                                return Err(format!("$capture {name} under $not captures nothing"));
+                                let name = name.to_owned();
+                                return Err(CaptureError::UnderNot { name });
                             }
                             caps.push(name.to_owned());
                         } else {

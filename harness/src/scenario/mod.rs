@@ -6,6 +6,7 @@
 pub mod body_schema;
 pub mod builder;
 pub mod embedded;
+pub mod error;
 pub mod fill;
 pub mod load;
 pub mod matcher;
@@ -14,8 +15,14 @@ pub mod types;
 
 pub use builder::ScenarioBuilder;
 pub use embedded::load_embedded;
+pub use error::{
+    CaptureError, FillError, LoadError, LoadErrorKind, ProfileOverrideError, StepError,
+    TypedBodyError,
+};
 pub use fill::fill_push_config;
-pub use load::{load_dir, load_file, load_text, validate, Compiled, LoadError, Scenario};
+pub use load::{
+    load_dir, load_file, load_text, typed_body, validate, Compiled, Scenario, TypedBody,
+};
 pub use matcher::Mismatch;
 pub use schema::scenario_schema;
 pub use types::{

@@ -6,8 +6,7 @@
 use std::collections::VecDeque;
 
 use crate::codec::{ProvisionalNumbers, PushConfigResponse, ResponseBody};
-use crate::scenario::load::response_body;
-use crate::scenario::{BrokerSetup, Role, Scenario, Step};
+use crate::scenario::{typed_body, BrokerSetup, Role, Scenario, Step};
 
 /// The answer to one PushConfig.
 #[derive(Clone, Debug, PartialEq)]
@@ -105,10 +104,10 @@ impl ServeScript {
                 Step::Respond(r) if last_push => {
                     let reply = match &r.body {
                         None => PushReply::Model,
-                        Some(b) => match response_body("PushConfig", Some(b), numbers) {
+                        Some(b) => match typed_body("PushConfig", Some(b), numbers) {
                             Ok(ResponseBody::PushConfig(p)) => PushReply::Respond(p),
                             Ok(_) => return Err(unusable("respond body is not a PushConfig")),
-                            Err(e) => return Err(unusable(&e)),
+                            Err(e) => return Err(unusable(&e.to_string())),
                         },
                     };
                     steps.push_back(ScriptStep {

@@ -15,8 +15,8 @@ use tokio::sync::{mpsc, Mutex};
 
 use crate::codec::{
     self, decode_request_header, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ApiVersionsRequest,
-    ErrorCode, FrameReader, Message, MetadataRequest, ProvisionalNumbers, ResponseBody,
-    ResponseHeader,
+    DecodeError, EncodeError, ErrorCode, FrameReader, Message, MetadataRequest, ProvisionalNumbers,
+    ResponseBody, ResponseHeader,
 };
 use crate::model::emulated_api_versions;
 use crate::serve::{metadata_answer, MetadataBroker, TopicCatalog};
@@ -108,7 +108,7 @@ async fn read_conn(
                 Ok(None) => break,
                 Ok(Some(payload)) => {
                     if let Err(fault) = handle_frame(node, conn, payload, &shared).await {
-                        let _ = shared.tx.send(Ev::Fault(fault));
+                        let _ = shared.tx.send(Ev::Fault(fault.to_string()));
                         break 'read;
                     }
                 }
@@ -124,17 +124,53 @@ async fn read_conn(
     shared.conns.lock().await.remove(&conn);
 }
 
+/// Why a connection to an emulated node ends as a fault.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum FrameFault {
+    /// The request header does not decode.
+    #[error("the client sent node {node} a request whose header does not decode: {source}")]
+    Header {
+        /// The emulated node.
+        node: i32,
+        /// The codec's error.
+        #[source]
+        source: DecodeError,
+    },
+    /// A Metadata version kipcheck's codec does not have.
+    #[error("the client sent Metadata v{version}, which kipcheck does not speak")]
+    MetadataVersion {
+        /// The version asked.
+        version: i16,
+    },
+    /// The Metadata request body does not decode.
+    #[error("the client's Metadata v{version} request does not decode: {source}")]
+    Metadata {
+        /// The request's version.
+        version: i16,
+        /// The codec's error.
+        #[source]
+        source: DecodeError,
+    },
+    /// kipcheck cannot encode its own answer.
+    #[error("cannot encode the {answer}: {source}")]
+    Encode {
+        /// Which answer (`ApiVersions fallback`, `Metadata answer`).
+        answer: &'static str,
+        /// The codec's error.
+        #[source]
+        source: EncodeError,
+    },
+}
+
 /// Answers a Metadata request in place; hands any other request to the session.
 async fn handle_frame(
     node: i32,
     conn: u64,
     payload: Vec<u8>,
     shared: &Shared,
-) -> Result<(), String> {
-    let (_, header, api_key, body) =
-        decode_request_header(&payload, 4, &shared.numbers).map_err(|e| {
-            format!("the client sent node {node} a request whose header does not decode: {e}")
-        })?;
+) -> Result<(), FrameFault> {
+    let (_, header, api_key, body) = decode_request_header(&payload, 4, &shared.numbers)
+        .map_err(|source| FrameFault::Header { node, source })?;
     let version = header.request_api_version;
     if api_key == ApiKey::API_VERSIONS && !ApiVersionsRequest::VALID_VERSIONS.contains(version) {
         // A newer client (e.g. ApiVersions v5 from Kafka 4.4) meets a broker that speaks up to
@@ -149,8 +185,12 @@ async fn handle_frame(
         };
         let frame =
             codec::encode_response_frame(&h, &ResponseBody::ApiVersions(body.project(0)), 0)
-                .map_err(|e| format!("cannot encode the ApiVersions fallback: {e}"))?;
-        return write_frame(shared, conn, &frame).await;
+                .map_err(|source| FrameFault::Encode {
+                    answer: "ApiVersions fallback",
+                    source,
+                })?;
+        write_frame(shared, conn, &frame).await;
+        return Ok(());
     }
     if api_key != ApiKey::METADATA {
         let mut frame = Vec::with_capacity(4 + payload.len());
@@ -165,20 +205,14 @@ async fn handle_frame(
         return Ok(());
     }
     if !MetadataRequest::VALID_VERSIONS.contains(version) {
-        return Err(format!(
-            "the client sent Metadata v{version}, which kipcheck does not speak"
-        ));
+        return Err(FrameFault::MetadataVersion { version });
     }
     // Metadata is scaffolding here (it lets the client bootstrap), not what the scenario
     // judges: bytes after a well-formed body are left alone (librdkafka 2.16 sends three
     // after its Metadata v13 body).
     let mut body = body;
-    let req = MetadataRequest::decode(&mut body, version).map_err(|e| {
-        format!(
-            "the client's Metadata v{version} request does not decode: {e} (request: {})",
-            codec::to_hex(&payload)
-        )
-    })?;
+    let req = MetadataRequest::decode(&mut body, version)
+        .map_err(|source| FrameFault::Metadata { version, source })?;
     let known: Vec<String> = TOPICS.iter().map(|t| (*t).to_owned()).collect();
     let catalog = TopicCatalog {
         known: &known,
@@ -191,16 +225,19 @@ async fn handle_frame(
         ..Default::default()
     };
     let frame = codec::encode_response_frame(&h, &ResponseBody::Metadata(answer), version)
-        .map_err(|e| format!("cannot encode the Metadata answer: {e}"))?;
-    write_frame(shared, conn, &frame).await
+        .map_err(|source| FrameFault::Encode {
+            answer: "Metadata answer",
+            source,
+        })?;
+    write_frame(shared, conn, &frame).await;
+    Ok(())
 }
 
 /// Writes an answer kipcheck gives in place on connection `conn`.
-async fn write_frame(shared: &Shared, conn: u64, frame: &[u8]) -> Result<(), String> {
+async fn write_frame(shared: &Shared, conn: u64, frame: &[u8]) {
     let mut conns = shared.conns.lock().await;
     if let Some(c) = conns.get_mut(&conn) {
         // A client that stopped reading: its connection is left to time out on its side.
         let _ = tokio::time::timeout(WRITE_TIMEOUT, c.write.write_all(frame)).await;
     }
-    Ok(())
 }

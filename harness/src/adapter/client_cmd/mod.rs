@@ -30,9 +30,9 @@ use tokio::task::JoinHandle;
 use self::listeners::{accept_loop, Ev, Shared, WRITE_TIMEOUT};
 use self::process::ClientProcess;
 use self::properties::{client_properties, TempDir, ASSUMED_CLIENT_TYPE};
-use super::registry::TargetOptions;
 use super::target::{
     AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
+    TargetOptions,
 };
 use crate::scenario::types::serde_name;
 use crate::scenario::{Capability, Role};

@@ -13,8 +13,9 @@ use tokio::process::{Child, ChildStdin};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::super::exec_process::{kill_group, spawn_group, StderrTail};
+use super::super::exec_process::spawn_group;
 use super::super::target::AdapterError;
+use crate::child::{kill_group, StderrTail};
 
 /// How long a client has to exit once its stdin is closed before its group is killed.
 pub const EXIT_GRACE: Duration = Duration::from_secs(2);

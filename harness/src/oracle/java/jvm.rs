@@ -63,19 +63,16 @@ impl JavaCodec {
             }
             _ => "java".to_owned(),
         };
-        let mut child = Command::new(&java)
-            .args([
-                "-Xss4m",
-                "-Xmx512m",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-jar",
-            ])
-            .arg(jar)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
+        let mut cmd = Command::new(&java);
+        cmd.args([
+            "-Xss4m",
+            "-Xmx512m",
+            "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1",
+            "-jar",
+        ])
+        .arg(jar);
+        let (mut child, _) = crate::child::spawn_blocking(cmd, Stdio::piped(), Stdio::inherit())
             .map_err(|source| OracleError::Spawn { java, source })?;
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("stdout is piped");

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use serde_json::Value;
 
 use super::exchange::Peer;
-use super::failure::{StepFail, StepFailure};
+use super::failure::{mismatch_fail, StepFail, StepFailure};
 use super::redact::yaml;
 use super::scenario::{Exec, Received};
 use super::timing::{STARTUP_ALLOWANCE_MS, STARTUP_NOT_JUDGED};
@@ -21,10 +21,10 @@ use crate::codec::{
 use crate::model::broker::measure;
 use crate::model::SizeMeasure;
 use crate::runner::events::{Direction, Mismatch, TimingCheck};
-use crate::scenario::load::response_body;
 use crate::scenario::matcher::{compare, compare_with};
 use crate::scenario::{
-    EncodedSize, ExpectNoRequestStep, ExpectReleasedStep, ExpectRequestStep, MatchMode, RespondStep,
+    typed_body, EncodedSize, ExpectNoRequestStep, ExpectReleasedStep, ExpectRequestStep, MatchMode,
+    RespondStep,
 };
 
 impl Exec<'_> {
@@ -108,7 +108,12 @@ impl Exec<'_> {
             ));
         }
         if !mismatches.is_empty() {
-            return Err(self.mismatch_fail(mismatches, e.body.as_ref(), &body_json));
+            return Err(mismatch_fail(
+                &self.numbers,
+                mismatches,
+                e.body.as_ref(),
+                &body_json,
+            ));
         }
         Ok(())
     }
@@ -129,7 +134,8 @@ impl Exec<'_> {
                     Some(t) => t.scale_body(b),
                     None => b.clone(),
                 };
-                response_body(info.name, Some(&b), &self.numbers).map_err(StepFailure::msg)?
+                typed_body::<ResponseBody>(info.name, Some(&b), &self.numbers)
+                    .map_err(|e| StepFailure::msg(e.to_string()))?
             }
             None => self.default_response(r.to, req.api_key),
         };
@@ -284,7 +290,7 @@ impl Exec<'_> {
             mismatches.extend(self.after_ms(p, after));
         }
         if !mismatches.is_empty() {
-            return Err(self.mismatch_fail(mismatches, None, &Value::Null));
+            return Err(mismatch_fail(&self.numbers, mismatches, None, &Value::Null));
         }
         Ok(())
     }

@@ -4,9 +4,8 @@
 use serde_json::Value;
 
 use super::redact::yaml;
-use super::scenario::Exec;
 use crate::adapter::AdapterError;
-use crate::codec::ErrorCode;
+use crate::codec::{ErrorCode, ProvisionalNumbers};
 use crate::scenario::Mismatch;
 
 /// A step's failure before location and redaction are added (boxed: it is large and only
@@ -51,55 +50,55 @@ impl From<AdapterError> for StepFail {
     }
 }
 
-impl Exec<'_> {
-    pub(super) fn mismatch_fail(
-        &self,
-        mismatches: Vec<Mismatch>,
-        pattern: Option<&Value>,
-        actual: &Value,
-    ) -> StepFail {
-        let first = &mismatches[0];
-        let mut f = StepFailure::msg(format!(
-            "{}: expected {}, got {}",
-            first.path,
-            first.expected,
-            self.name_code(&first.path, &first.actual)
-        ));
-        match pattern {
-            Some(p) => {
-                f.expected = Some(yaml(p));
-                f.actual = if actual.is_null() {
-                    None
-                } else {
-                    Some(yaml(actual))
-                };
-            }
-            None => {
-                // Only scalar checks (node, version, timing): show just those.
-                let lines = |pick: fn(&Mismatch) -> &str| {
-                    mismatches
-                        .iter()
-                        .map(|m| format!("{}: {}\n", m.path, pick(m)))
-                        .collect::<String>()
-                };
-                f.expected = Some(lines(|m| m.expected.as_str()));
-                f.actual = Some(lines(|m| m.actual.as_str()));
-            }
+/// The failure of a comparison: the first mismatch as the message (error codes named under
+/// `numbers`), the pattern and the value as YAML (or, with no pattern, the scalar checks).
+pub(super) fn mismatch_fail(
+    numbers: &ProvisionalNumbers,
+    mismatches: Vec<Mismatch>,
+    pattern: Option<&Value>,
+    actual: &Value,
+) -> StepFail {
+    let first = &mismatches[0];
+    let mut f = StepFailure::msg(format!(
+        "{}: expected {}, got {}",
+        first.path,
+        first.expected,
+        name_code(numbers, &first.path, &first.actual)
+    ));
+    match pattern {
+        Some(p) => {
+            f.expected = Some(yaml(p));
+            f.actual = if actual.is_null() {
+                None
+            } else {
+                Some(yaml(actual))
+            };
         }
-        f.mismatches = mismatches;
-        f
+        None => {
+            // Only scalar checks (node, version, timing): show just those.
+            let lines = |pick: fn(&Mismatch) -> &str| {
+                mismatches
+                    .iter()
+                    .map(|m| format!("{}: {}\n", m.path, pick(m)))
+                    .collect::<String>()
+            };
+            f.expected = Some(lines(|m| m.expected.as_str()));
+            f.actual = Some(lines(|m| m.actual.as_str()));
+        }
     }
+    f.mismatches = mismatches;
+    f
+}
 
-    /// Adds the error-code name to a number under an `ErrorCode` path.
-    fn name_code(&self, path: &str, actual: &str) -> String {
-        if path.ends_with("ErrorCode") {
-            if let Ok(n) = actual.parse::<i16>() {
-                let canonical = self.numbers.canonical_error(ErrorCode(n));
-                if let Some(name) = canonical.name() {
-                    return format!("{actual} ({name})");
-                }
+/// Adds the error-code name to a number under an `ErrorCode` path.
+fn name_code(numbers: &ProvisionalNumbers, path: &str, actual: &str) -> String {
+    if path.ends_with("ErrorCode") {
+        if let Ok(n) = actual.parse::<i16>() {
+            let canonical = numbers.canonical_error(ErrorCode(n));
+            if let Some(name) = canonical.name() {
+                return format!("{actual} ({name})");
             }
         }
-        actual.to_owned()
     }
+    actual.to_owned()
 }

@@ -12,14 +12,14 @@ use crate::scenario::Scenario;
 /// Replaces every secret (values of sensitive keys in the setup) in `text` with
 /// `<redacted:sha256-prefix>`.
 #[derive(Clone, Debug, Default)]
-pub struct Redactor {
+pub(crate) struct Redactor {
     secrets: Vec<(String, String)>,
 }
 
 impl Redactor {
     /// The secrets of a scenario: values of client keys the sensitivity rules match, and
     /// broker server.properties values of keys that look secret.
-    pub fn for_scenario(s: &Scenario) -> Self {
+    pub(crate) fn for_scenario(s: &Scenario) -> Self {
         let mut secrets = Vec::new();
         if let Some(c) = &s.file.setup.client {
             let defs = client_definitions(c.client_type);
@@ -53,7 +53,7 @@ impl Redactor {
     }
 
     /// `text` with secrets replaced.
-    pub fn apply(&self, text: &str) -> String {
+    pub(crate) fn apply(&self, text: &str) -> String {
         let mut out = text.to_owned();
         for (secret, tag) in &self.secrets {
             out = out.replace(secret.as_str(), tag);

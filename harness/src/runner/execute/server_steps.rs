@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 
 use super::exchange::Peer;
-use super::failure::{StepFail, StepFailure};
+use super::failure::{mismatch_fail, StepFail, StepFailure};
 use super::redact::yaml;
 use super::scenario::{Exec, Sent};
 use crate::adapter::ConnOutput;
@@ -224,7 +224,7 @@ impl Exec<'_> {
         if mismatches.is_empty() {
             Ok(())
         } else {
-            let mut f = self.mismatch_fail(mismatches, pattern, &actual);
+            let mut f = mismatch_fail(&self.numbers, mismatches, pattern, &actual);
             f.raw_hex = Some(to_hex(&frame));
             Err(f)
         }

@@ -1,0 +1,203 @@
+//! The crate's files import each other without cycles (ARCHITECTURE.md: data flows one way).
+//! A cheap reading of `use` lines: every `use crate::..`, `use super::..` and `use self::..`
+//! path is resolved to the deepest module file it names, through the `pub use` re-exports of
+//! `mod.rs` files (a name a `mod.rs` defines itself lands in that `mod.rs`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Module path (e.g. `["adapter", "tcp"]`) of every `.rs` file under `src`.
+fn modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).expect("reads src").flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let rel = p.strip_prefix(src).expect("under src");
+                let mut path: Vec<String> = rel
+                    .with_extension("")
+                    .iter()
+                    .map(|c| c.to_string_lossy().into_owned())
+                    .collect();
+                if path.last().is_some_and(|l| l == "mod" || l == "lib") {
+                    path.pop();
+                }
+                if path == ["main"] || path.first().is_some_and(|f| f == "cli" || f == "bin") {
+                    continue;
+                }
+                out.insert(path, p);
+            }
+        }
+    }
+    out
+}
+
+/// The `use` items of a file, each as its full path (groups `{a, b::c}` expanded), with
+/// whether it is a `pub use` (a re-export).
+fn use_paths(text: &str) -> Vec<(bool, Vec<String>)> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("use ") {
+        // Only the file's own `use` lines (column 0): an indented one belongs to an inline
+        // module (`mod tests { use super::*; }`) or a function, whose `super` is the file.
+        let before = rest[..i].rsplit('\n').next().unwrap_or("").trim_end();
+        let is_pub = before == "pub" || before.starts_with("pub(");
+        let at_line_start = before.is_empty() || is_pub;
+        rest = &rest[i + 4..];
+        if !at_line_start {
+            continue;
+        }
+        let Some(end) = rest.find(';') else { break };
+        let item: String = rest[..end].chars().filter(|c| !c.is_whitespace()).collect();
+        let mut paths = Vec::new();
+        expand(&item, &mut Vec::new(), &mut paths);
+        out.extend(paths.into_iter().map(|p| (is_pub, p)));
+        rest = &rest[end..];
+    }
+    out
+}
+
+fn expand(item: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+    if let Some(open) = item.find('{') {
+        let head: Vec<String> = item[..open]
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect();
+        let inner = &item[open + 1..item.len() - 1];
+        let n = prefix.len();
+        prefix.extend(head);
+        let mut depth = 0;
+        let mut start = 0;
+        for (i, c) in inner.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    expand(&inner[start..i], prefix, out);
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        expand(&inner[start..], prefix, out);
+        prefix.truncate(n);
+    } else if !item.is_empty() {
+        let mut p = prefix.clone();
+        p.extend(
+            item.split("as")
+                .next()
+                .unwrap_or("")
+                .split("::")
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned),
+        );
+        out.push(p);
+    }
+}
+
+#[test]
+fn no_two_files_import_each_other_in_a_cycle() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mods = modules(&src);
+    // Names a `mod.rs` re-exports, and the child module each comes from.
+    let mut reexports: BTreeMap<(Vec<String>, String), Vec<String>> = BTreeMap::new();
+    let mut uses: BTreeMap<Vec<String>, Vec<Vec<String>>> = BTreeMap::new();
+    for (m, file) in &mods {
+        let text = std::fs::read_to_string(file).expect("reads");
+        let is_dir_module = file
+            .file_name()
+            .is_some_and(|n| n == "mod.rs" || n == "lib.rs");
+        let mut resolved = Vec::new();
+        for (is_pub, p) in use_paths(&text) {
+            // `self` is the file's own module, each `super` one level up.
+            let (mut full, rest): (Vec<String>, &[String]) = match p.first().map(String::as_str) {
+                Some("crate") => (Vec::new(), &p[1..]),
+                Some("self") => (m.clone(), &p[1..]),
+                Some("super") => {
+                    let mut base = m.clone();
+                    let mut rest = &p[..];
+                    while rest.first().is_some_and(|s| s == "super") {
+                        base.pop();
+                        rest = &rest[1..];
+                    }
+                    (base, rest)
+                }
+                _ => continue,
+            };
+            full.extend(rest.iter().cloned());
+            if is_dir_module && is_pub {
+                if let Some(name) = full.last() {
+                    reexports.insert((m.clone(), name.clone()), full[..full.len() - 1].to_vec());
+                }
+            } else {
+                resolved.push(full);
+            }
+        }
+        uses.insert(m.clone(), resolved);
+    }
+    // The file a path lands in: its deepest module, following re-exports of `mod.rs` names.
+    let target = |p: &[String]| -> Option<Vec<String>> {
+        let mut cur: Vec<String> = p.to_vec();
+        for _ in 0..8 {
+            let k = (0..=cur.len())
+                .rev()
+                .find(|&k| mods.contains_key(&cur[..k].to_vec()))?;
+            let m = cur[..k].to_vec();
+            let is_leaf = mods[&m]
+                .file_name()
+                .is_some_and(|n| n != "mod.rs" && n != "lib.rs");
+            if is_leaf {
+                return Some(m);
+            }
+            let Some(next) = cur.get(k) else {
+                return Some(m);
+            };
+            let Some(via) = reexports.get(&(m.clone(), next.clone())) else {
+                // Defined in the `mod.rs` itself.
+                return Some(m);
+            };
+            let mut again = via.clone();
+            again.push(next.clone());
+            again.extend(cur[k + 1..].iter().cloned());
+            cur = again;
+        }
+        None
+    };
+    let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
+    for (m, paths) in &uses {
+        for p in paths {
+            if let Some(t) = target(p) {
+                // A child reading its own parent `mod.rs` (shared constants) is not counted.
+                if &t != m && !t.is_empty() && !m.starts_with(&t) {
+                    edges.entry(m.clone()).or_default().insert(t);
+                }
+            }
+        }
+    }
+    // Every pair of files that reach each other.
+    let reach = |from: &Vec<String>| -> BTreeSet<Vec<String>> {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![from.clone()];
+        while let Some(n) = stack.pop() {
+            for t in edges.get(&n).into_iter().flatten() {
+                if seen.insert(t.clone()) {
+                    stack.push(t.clone());
+                }
+            }
+        }
+        seen
+    };
+    let mut cycles = Vec::new();
+    for m in edges.keys() {
+        for t in edges[m].iter() {
+            if reach(t).contains(m) {
+                cycles.push(format!("{} -> {}", m.join("::"), t.join("::")));
+            }
+        }
+    }
+    assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+}
