@@ -4,6 +4,7 @@
 pub mod client_cmd;
 pub mod exec;
 pub mod exec_process;
+pub mod metadata_log;
 pub mod mutant;
 pub mod observe;
 pub mod recording;
