@@ -35,6 +35,10 @@ pub struct TargetOptions {
     /// `client-cmd:` only: `--time-scale F` (0 < F <= 1, default 1): timing keys of the
     /// client's `{config}` and every timing window the runner checks are multiplied by F.
     pub time_scale: Option<f64>,
+    /// `tcp://` in the controller role only: the address (`HOST:PORT`, normally the
+    /// controller listener itself) whose KRaft metadata log kipcheck reads as an observer
+    /// (`--metadata-log`): `record_appended` observations (docs/live-targets.md).
+    pub metadata_log: Option<String>,
 }
 
 /// Target kinds, as listed in error messages and `--help`.

@@ -20,6 +20,7 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
+use super::metadata_log::MetadataLogReader;
 use super::registry::TargetOptions;
 use super::target::{
     unclaimable_live, AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session,
@@ -160,7 +161,14 @@ pub struct TcpTarget {
     /// Held by each controller session for its whole life: a live controller's state is
     /// shared, so its scenarios (which delete and re-create their topics) run one at a time.
     exclusive: std::sync::Arc<tokio::sync::Mutex<()>>,
+    /// `--metadata-log HOST:PORT` (controller role only): where the log is read, and the
+    /// position (next offset, epoch of the record before it) the last session reached.
+    metadata_log: Option<(String, std::sync::Arc<std::sync::Mutex<LogPosition>>)>,
 }
+
+/// Where the metadata log was last read up to: the next offset and the epoch of the record
+/// before it (`(0, 0)`: the start).
+type LogPosition = (i64, i32);
 
 impl TcpTarget {
     /// Probes `addr` (its ApiVersions) for a target playing `opts.role` (default broker).
@@ -170,6 +178,11 @@ impl TcpTarget {
         if role == Role::Client {
             return Err(AdapterError::Setup(
                 "tcp:// drives a broker or controller; drive a live client with client-cmd:".into(),
+            ));
+        }
+        if opts.metadata_log.is_some() && role != Role::Controller {
+            return Err(AdapterError::Setup(
+                "--metadata-log reads a KRaft controller's log: it needs --role controller".into(),
             ));
         }
         let readings = opts.readings.clone().unwrap_or_default();
@@ -182,6 +195,10 @@ impl TcpTarget {
             numbers,
             probe: probe(addr, &numbers),
             exclusive: std::sync::Arc::default(),
+            metadata_log: opts
+                .metadata_log
+                .clone()
+                .map(|a| (a, std::sync::Arc::default())),
         })
     }
 
@@ -252,6 +269,9 @@ impl Target for TcpTarget {
         }
         // Never claimable over the wire, whatever was declared.
         capabilities.retain(|c| unclaimable_live(*c).is_none());
+        if self.metadata_log.is_some() {
+            capabilities.push(Capability::MetadataLog);
+        }
         capabilities.sort();
         capabilities.dedup();
         Capabilities {
@@ -286,10 +306,15 @@ impl Target for TcpTarget {
                 prepare_topics(&self.addr, probe, &self.numbers, topics).await?;
             }
         }
+        let log = match &self.metadata_log {
+            Some((addr, position)) => Some(LogWatch::open(addr, position.clone()).await?),
+            None => None,
+        };
         Ok(Box::new(TcpSession {
             addr: self.addr.clone(),
             start: Instant::now(),
             conns: BTreeMap::new(),
+            log,
             _exclusive: exclusive,
         }))
     }
@@ -523,6 +548,58 @@ fn topic_refusal(code: ErrorCode, api: &str, topic: &str, message: Option<&str>)
     }
 }
 
+/// Bound on reading the metadata log up to its high watermark once.
+const LOG_READ_DEADLINE: Duration = Duration::from_secs(30);
+
+/// A session's view of the live controller's metadata log: the records appended since the
+/// session opened, as `record_appended` events.
+struct LogWatch {
+    addr: String,
+    /// Shared with the target, so the next session starts where this one ended.
+    position: std::sync::Arc<std::sync::Mutex<LogPosition>>,
+    events: Vec<Value>,
+}
+
+impl LogWatch {
+    /// Reads the log up to its end (from where the previous session stopped): what follows is
+    /// this session's.
+    async fn open(
+        addr: &str,
+        position: std::sync::Arc<std::sync::Mutex<LogPosition>>,
+    ) -> Result<Self, AdapterError> {
+        let mut watch = LogWatch {
+            addr: addr.to_owned(),
+            position,
+            events: Vec::new(),
+        };
+        watch.read().await?;
+        watch.events.clear();
+        Ok(watch)
+    }
+
+    /// Reads every record after the current position (blocking I/O, off the runtime).
+    async fn read(&mut self) -> Result<(), AdapterError> {
+        let addr = self.addr.clone();
+        let from = *self
+            .position
+            .lock()
+            .map_err(|_| AdapterError::Crashed("metadata log position poisoned".into()))?;
+        let read = tokio::task::spawn_blocking(move || {
+            MetadataLogReader::connect(&addr)?.read_from(from.0, from.1, LOG_READ_DEADLINE)
+        })
+        .await
+        .map_err(|e| AdapterError::Crashed(format!("metadata log reader: {e}")))?
+        .map_err(|e| AdapterError::Setup(format!("--metadata-log: {e}")))?;
+        let last_epoch = read.records.last().map_or(from.1, |r| r.leader_epoch);
+        self.events
+            .extend(read.records.iter().map(|r| r.to_event()));
+        if let Ok(mut p) = self.position.lock() {
+            *p = (read.next_offset, last_epoch);
+        }
+        Ok(())
+    }
+}
+
 /// One open connection: its write half and the frames its reader task delivers.
 struct Conn {
     write: OwnedWriteHalf,
@@ -541,6 +618,7 @@ pub struct TcpSession {
     addr: String,
     start: Instant,
     conns: BTreeMap<u32, Conn>,
+    log: Option<LogWatch>,
     _exclusive: Option<tokio::sync::OwnedMutexGuard<()>>,
 }
 
@@ -671,7 +749,16 @@ impl Session for TcpSession {
         u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
+    async fn refresh_events(&mut self) -> Result<(), AdapterError> {
+        match &mut self.log {
+            Some(log) => log.read().await,
+            None => Ok(()),
+        }
+    }
+
     fn events(&self) -> Vec<Value> {
-        Vec::new()
+        self.log
+            .as_ref()
+            .map_or_else(Vec::new, |l| l.events.clone())
     }
 }

@@ -62,6 +62,12 @@ pub(super) struct TargetArgs {
     /// its `{config}` and every timing window are multiplied by F (docs/live-clients.md).
     #[arg(long, value_name = "F")]
     pub time_scale: Option<f64>,
+    /// `tcp://` with `--role controller`: read the KRaft metadata log (`__cluster_metadata`)
+    /// from this address as an observer (Fetch, ReplicaId -1), normally the controller
+    /// listener itself; `expect_event`/`expect_no_event` steps on `record_appended` are then
+    /// judged on the records each scenario caused (docs/live-targets.md).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub metadata_log: Option<String>,
 }
 
 fn parse_role(s: &str) -> Result<Role, String> {
@@ -126,6 +132,7 @@ impl TargetArgs {
             exec_max_line_bytes: self.exec_max_line_bytes,
             readings,
             time_scale: self.time_scale,
+            metadata_log: self.metadata_log.clone(),
         })
     }
 

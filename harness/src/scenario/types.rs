@@ -67,6 +67,10 @@ pub enum Capability {
     /// request may proceed (in-process and `exec:` targets take user requests through their
     /// own interface and need no declaration).
     UserRequests,
+    /// The live controller's KRaft metadata log is read back as an observer (`tcp://` in the
+    /// controller role with `--metadata-log HOST:PORT`, docs/live-targets.md): observation
+    /// steps on `record_appended` events are judged on the records the log holds.
+    MetadataLog,
 }
 
 impl Role {
@@ -590,6 +594,17 @@ impl Step {
     /// An observation: judged on the target's reported events, where it reports them.
     pub fn is_observation(&self) -> bool {
         matches!(self, Step::ExpectEvent(_) | Step::ExpectNoEvent { .. })
+    }
+
+    /// An observation of metadata-log records only (`record_appended`): a target whose
+    /// metadata log kipcheck reads (the `metadata_log` capability) can be judged on it.
+    pub fn observes_metadata_log(&self) -> bool {
+        let pattern = match self {
+            Step::ExpectEvent(e) => &e.event,
+            Step::ExpectNoEvent { event } => event,
+            _ => return false,
+        };
+        pattern.get("event").and_then(|k| k.as_str()) == Some("record_appended")
     }
 
     /// A step that checks something (on the wire, or an observation): the steps a verdict

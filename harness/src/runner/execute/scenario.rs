@@ -224,6 +224,7 @@ pub async fn execute_into(
         return ScenarioOutcome::unsupported(causes);
     }
     let observed = caps.capabilities.contains(&Capability::Events);
+    let log_observed = caps.capabilities.contains(&Capability::MetadataLog);
     let redactor = Redactor::for_scenario(scenario);
     let config = SessionConfig {
         id: scenario.file.id.clone(),
@@ -267,7 +268,10 @@ pub async fn execute_into(
     };
     let (mut judged, mut not_observed) = (0, 0);
     for (i, step) in scenario.file.steps.iter().enumerate() {
-        if step.value.is_observation() && !observed {
+        if step.value.is_observation()
+            && !observed
+            && !(log_observed && step.value.observes_metadata_log())
+        {
             not_observed += 1;
             continue;
         }
