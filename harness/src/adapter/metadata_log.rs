@@ -82,8 +82,8 @@ pub enum MetadataLogError {
         /// What was wrong.
         what: String,
     },
-    /// The log starts at a snapshot (FetchSnapshot is not implemented).
-    #[error("the metadata log at {addr} starts at a snapshot (end offset {end_offset}); reading snapshots is not implemented")]
+    /// The controller pointed at a snapshot that ends at or before the offset asked for.
+    #[error("the metadata log at {addr} answered a snapshot ending at {end_offset}, not after the offset asked for")]
     Snapshot {
         /// The controller address.
         addr: String,
@@ -172,6 +172,9 @@ pub struct LogRead {
     pub high_watermark: i64,
     /// The Fetch version used.
     pub fetch_version: i16,
+    /// Where a snapshot ended, when the log before it was only in a snapshot (skipped:
+    /// FetchSnapshot is not implemented).
+    pub snapshot_skipped: Option<i64>,
 }
 
 /// The records of one Fetch answer and, if it held a batch, the next offset and the epoch
@@ -471,6 +474,7 @@ impl MetadataLogReader {
         let mut records = Vec::new();
         let mut epoch_retries = 0;
         let mut high_watermark;
+        let mut snapshot_skipped = None;
         for _ in 0..MAX_FETCHES {
             let p = self.fetch_once(offset, epoch)?;
             high_watermark = p.high_watermark;
@@ -509,10 +513,19 @@ impl MetadataLogReader {
                 }
             }
             if let Some(s) = p.snapshot_id.as_ref().filter(|s| s.end_offset >= 0) {
-                return Err(MetadataLogError::Snapshot {
-                    addr: self.addr.clone(),
-                    end_offset: s.end_offset,
-                });
+                // The log before `s.end_offset` is only in a snapshot (FetchSnapshot is not
+                // implemented): continue after it, as a follower does once it has loaded it,
+                // and say so. A snapshot at or before where we are is a broken answer.
+                if s.end_offset <= offset {
+                    return Err(MetadataLogError::Snapshot {
+                        addr: self.addr.clone(),
+                        end_offset: s.end_offset,
+                    });
+                }
+                snapshot_skipped = Some(s.end_offset);
+                offset = s.end_offset;
+                epoch = s.epoch;
+                continue;
             }
             if let Some(d) = p.diverging_epoch.as_ref().filter(|d| d.end_offset >= 0) {
                 // The epoch we named for `offset` is not the log's: continue from the end of
@@ -541,6 +554,7 @@ impl MetadataLogReader {
                         next_offset: offset,
                         high_watermark,
                         fetch_version: self.fetch_version,
+                        snapshot_skipped,
                     })
                 }
             }
@@ -550,6 +564,7 @@ impl MetadataLogReader {
                     next_offset: offset,
                     high_watermark,
                     fetch_version: self.fetch_version,
+                    snapshot_skipped,
                 });
             }
         }

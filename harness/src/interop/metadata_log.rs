@@ -215,8 +215,11 @@ fn prove(peer: &ServerPeer) -> Result<Result<(Outcome, Outcome), String>, Intero
         .iter()
         .filter(|r| matches!(r.payload, LogPayload::Decoded(_)))
         .count();
+    let skipped = read.snapshot_skipped.map_or(String::new(), |s| {
+        format!(" (offsets before {s} only in a snapshot, skipped)")
+    });
     let summary = format!(
-        "Fetch v{}: {} records up to offset {} (high watermark {}), {decoded} decoded by kipcheck's codec",
+        "Fetch v{}: {} records up to offset {} (high watermark {}){skipped}, {decoded} decoded by kipcheck's codec",
         read.fetch_version,
         read.records.len(),
         read.next_offset,
