@@ -44,6 +44,11 @@ fn decode_response_corpus_replays() {
 }
 
 #[test]
+fn record_batches_corpus_replays() {
+    assert!(replay("record_batches", kipcheck::fuzzing::record_batches) >= 3);
+}
+
+#[test]
 fn roundtrip_corpus_replays() {
     replay("roundtrip", kipcheck::fuzzing::roundtrip);
 }
@@ -86,7 +91,8 @@ fn scenario_parse_corpus_replays() {
 /// above, so a new target cannot be forgotten here.
 #[test]
 fn every_corpus_directory_is_replayed() {
-    const TARGETS: [&str; 9] = [
+    const TARGETS: [&str; 10] = [
+        "record_batches",
         "decode_request",
         "decode_response",
         "roundtrip",

@@ -4,6 +4,7 @@
 pub mod client_cmd;
 pub mod exec;
 pub(crate) mod exec_process;
+pub mod metadata_log;
 pub mod mutant;
 pub mod observe;
 pub mod policy_host;

@@ -1,4 +1,5 @@
-//! `--observe none`: any target made to behave as one that reports no model events, so the
+//! `--observe none`: any target made to behave as one that reports no model events (nor
+//! metadata-log records), so the
 //! suite's wire-only power can be measured on the reference and its faulty variants. The
 //! wrapper changes what the target can be asked, never what it does.
 
@@ -24,7 +25,8 @@ impl Target for Unobserved {
 
     fn capabilities(&self) -> Capabilities {
         let mut caps = self.0.capabilities();
-        caps.capabilities.retain(|c| *c != Capability::Events);
+        caps.capabilities
+            .retain(|c| !matches!(c, Capability::Events | Capability::MetadataLog));
         caps
     }
 

@@ -216,6 +216,10 @@ impl Session for RecordingSession {
         self.inner.now_ms()
     }
 
+    async fn refresh_events(&mut self) -> Result<(), AdapterError> {
+        self.inner.refresh_events().await
+    }
+
     fn events(&self) -> Vec<Value> {
         self.inner.events()
     }

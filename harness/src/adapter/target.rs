@@ -52,6 +52,10 @@ pub struct TargetOptions {
     /// broker's policy bridge (docs/policy-bridge.md): the target then has `policy_control`
     /// and reports each `ClientConfigPolicy.process()` call as a `policy_invoked` event.
     pub policy_host: Option<String>,
+    /// `tcp://` in the controller role only: the address (`HOST:PORT`, normally the
+    /// controller listener itself) whose KRaft metadata log kipcheck reads as an observer
+    /// (`--metadata-log`): `record_appended` observations (docs/live-targets.md).
+    pub metadata_log: Option<String>,
 }
 
 /// Why the target could not be driven (not a finding: a finding is a wrong answer).
@@ -177,6 +181,9 @@ pub fn unclaimable_live(c: Capability) -> Option<&'static str> {
             Some("a live peer reports no model events (only what it sends is judged)")
         }
         Capability::VirtualClock => Some("a live peer's clock is real and cannot be advanced"),
+        Capability::MetadataLog => Some(
+            "a live controller's metadata log is read when --metadata-log HOST:PORT names it, not declared",
+        ),
         _ => None,
     }
 }
@@ -208,6 +215,11 @@ pub trait Session: Send {
     async fn advance(&mut self, ms: u64) -> Result<(), AdapterError>;
     /// Target time now, ms since the session started.
     fn now_ms(&self) -> u64;
+    /// Brings [`Session::events`] up to date where events are fetched from the target (a live
+    /// controller's metadata log); called before every observation step. Default: nothing.
+    async fn refresh_events(&mut self) -> Result<(), AdapterError> {
+        Ok(())
+    }
     /// Every model event so far, as JSON objects with an `event` kind and an `at` time
     /// (empty if the target is not observable).
     fn events(&self) -> Vec<Value>;

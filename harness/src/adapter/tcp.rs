@@ -22,6 +22,7 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
+use super::metadata_log::MetadataLogReader;
 use super::policy_host::{PolicyHost, PolicyScope};
 use super::target::{
     unclaimable_live, AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session,
@@ -274,7 +275,14 @@ pub struct TcpTarget {
     exclusive: std::sync::Arc<tokio::sync::Mutex<()>>,
     /// `--policy-host`: where the broker's policy bridge reports its calls.
     policy_host: Option<std::sync::Arc<PolicyHost>>,
+    /// `--metadata-log HOST:PORT` (controller role only): where the log is read, and the
+    /// position (next offset, epoch of the record before it) the last session reached.
+    metadata_log: Option<(String, std::sync::Arc<std::sync::Mutex<LogPosition>>)>,
 }
+
+/// Where the metadata log was last read up to: the next offset and the epoch of the record
+/// before it (`(0, 0)`: the start).
+type LogPosition = (i64, i32);
 
 impl TcpTarget {
     /// Probes `addr` (its ApiVersions) for a target playing `opts.role` (default broker).
@@ -284,6 +292,11 @@ impl TcpTarget {
         if role == Role::Client {
             return Err(AdapterError::Setup(
                 "tcp:// drives a broker or controller; drive a live client with client-cmd:".into(),
+            ));
+        }
+        if opts.metadata_log.is_some() && role != Role::Controller {
+            return Err(AdapterError::Setup(
+                "--metadata-log reads a KRaft controller's log: it needs --role controller".into(),
             ));
         }
         let readings = opts.readings.clone().unwrap_or_default();
@@ -309,6 +322,10 @@ impl TcpTarget {
             probe: probe(addr, &numbers),
             exclusive: std::sync::Arc::default(),
             policy_host,
+            metadata_log: opts
+                .metadata_log
+                .clone()
+                .map(|a| (a, std::sync::Arc::default())),
         })
     }
 
@@ -387,6 +404,9 @@ impl Target for TcpTarget {
         }
         // Never claimable over the wire, whatever was declared.
         capabilities.retain(|c| unclaimable_live(*c).is_none());
+        if self.metadata_log.is_some() {
+            capabilities.push(Capability::MetadataLog);
+        }
         capabilities.sort();
         capabilities.dedup();
         Capabilities {
@@ -401,10 +421,14 @@ impl Target for TcpTarget {
     }
 
     fn observed_events(&self) -> Vec<&'static str> {
-        match self.policy_host {
-            Some(_) => vec!["policy_invoked"],
-            None => Vec::new(),
+        let mut kinds = Vec::new();
+        if self.policy_host.is_some() {
+            kinds.push("policy_invoked");
         }
+        if self.metadata_log.is_some() {
+            kinds.push("record_appended");
+        }
+        kinds
     }
 
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
@@ -439,11 +463,16 @@ impl Target for TcpTarget {
                 prepare_topics(&self.addr, probe, &self.numbers, topics).await?;
             }
         }
+        let log = match &self.metadata_log {
+            Some((addr, position)) => Some(LogWatch::open(addr, position.clone()).await?),
+            None => None,
+        };
         Ok(Box::new(TcpSession {
             addr: self.addr.clone(),
             start: Instant::now(),
             conns: BTreeMap::new(),
             policy,
+            log,
             _exclusive: exclusive,
         }))
     }
@@ -677,6 +706,58 @@ fn topic_refusal(code: ErrorCode, api: &str, topic: &str, message: Option<&str>)
     }
 }
 
+/// Bound on reading the metadata log up to its high watermark once.
+const LOG_READ_DEADLINE: Duration = Duration::from_secs(30);
+
+/// A session's view of the live controller's metadata log: the records appended since the
+/// session opened, as `record_appended` events.
+struct LogWatch {
+    addr: String,
+    /// Shared with the target, so the next session starts where this one ended.
+    position: std::sync::Arc<std::sync::Mutex<LogPosition>>,
+    events: Vec<Value>,
+}
+
+impl LogWatch {
+    /// Reads the log up to its end (from where the previous session stopped): what follows is
+    /// this session's.
+    async fn open(
+        addr: &str,
+        position: std::sync::Arc<std::sync::Mutex<LogPosition>>,
+    ) -> Result<Self, AdapterError> {
+        let mut watch = LogWatch {
+            addr: addr.to_owned(),
+            position,
+            events: Vec::new(),
+        };
+        watch.read().await?;
+        watch.events.clear();
+        Ok(watch)
+    }
+
+    /// Reads every record after the current position (blocking I/O, off the runtime).
+    async fn read(&mut self) -> Result<(), AdapterError> {
+        let addr = self.addr.clone();
+        let from = *self
+            .position
+            .lock()
+            .map_err(|_| AdapterError::Crashed("metadata log position poisoned".into()))?;
+        let read = tokio::task::spawn_blocking(move || {
+            MetadataLogReader::connect(&addr)?.read_from(from.0, from.1, LOG_READ_DEADLINE)
+        })
+        .await
+        .map_err(|e| AdapterError::Crashed(format!("metadata log reader: {e}")))?
+        .map_err(|e| AdapterError::Setup(format!("--metadata-log: {e}")))?;
+        let last_epoch = read.records.last().map_or(from.1, |r| r.leader_epoch);
+        self.events
+            .extend(read.records.iter().map(|r| r.to_event()));
+        if let Ok(mut p) = self.position.lock() {
+            *p = (read.next_offset, last_epoch);
+        }
+        Ok(())
+    }
+}
+
 /// One open connection: its write half and the frames its reader task delivers.
 struct Conn {
     write: OwnedWriteHalf,
@@ -697,6 +778,7 @@ pub struct TcpSession {
     conns: BTreeMap<u32, Conn>,
     /// The hosted policy's verdict, clock and calls for this scenario (`--policy-host`).
     policy: Option<PolicyScope>,
+    log: Option<LogWatch>,
     _exclusive: Option<tokio::sync::OwnedMutexGuard<()>>,
 }
 
@@ -830,10 +912,20 @@ impl Session for TcpSession {
         u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
+    async fn refresh_events(&mut self) -> Result<(), AdapterError> {
+        match &mut self.log {
+            Some(log) => log.read().await,
+            None => Ok(()),
+        }
+    }
+
     fn events(&self) -> Vec<Value> {
-        self.policy
+        let mut events = self
+            .policy
             .as_ref()
             .map(PolicyScope::events)
-            .unwrap_or_default()
+            .unwrap_or_default();
+        events.extend(self.log.as_ref().map_or_else(Vec::new, |l| l.events.clone()));
+        events
     }
 }

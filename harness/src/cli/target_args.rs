@@ -68,6 +68,12 @@ pub(super) struct TargetArgs {
     /// observed as a `policy_invoked` event.
     #[arg(long, value_name = "HOST:PORT")]
     pub policy_host: Option<String>,
+    /// `tcp://` with `--role controller`: read the KRaft metadata log (`__cluster_metadata`)
+    /// from this address as an observer (Fetch, ReplicaId -1), normally the controller
+    /// listener itself; `expect_event`/`expect_no_event` steps on `record_appended` are then
+    /// judged on the records each scenario caused (docs/live-targets.md).
+    #[arg(long, value_name = "HOST:PORT")]
+    pub metadata_log: Option<String>,
 }
 
 fn parse_role(s: &str) -> Result<Role, String> {
@@ -133,6 +139,7 @@ impl TargetArgs {
             readings,
             time_scale: self.time_scale,
             policy_host: self.policy_host.clone(),
+            metadata_log: self.metadata_log.clone(),
         })
     }
 

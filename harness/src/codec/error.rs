@@ -113,6 +113,28 @@ pub enum DecodeErrorKind {
         /// The frame version read.
         version: u32,
     },
+    /// A signed (zigzag) varint longer than 5 bytes or a varlong longer than 10.
+    SignedVarintTooLong {
+        /// The most bytes the value may use (5 or 10).
+        max_bytes: u8,
+    },
+    /// A record batch whose magic byte is not 2 (the only format kipcheck decodes).
+    UnsupportedMagic {
+        /// The magic byte read.
+        magic: i8,
+    },
+    /// A record batch whose stored CRC32C differs from the CRC32C of its bytes.
+    CrcMismatch {
+        /// The CRC the batch carries.
+        stored: u32,
+        /// The CRC of the bytes it covers.
+        computed: u32,
+    },
+    /// A compressed record batch (attributes bits 0-2 non-zero).
+    UnsupportedCompression {
+        /// The compression codec number (1 gzip, 2 snappy, 3 lz4, 4 zstd).
+        codec: u8,
+    },
 }
 
 impl fmt::Display for DecodeErrorKind {
@@ -168,6 +190,19 @@ impl fmt::Display for DecodeErrorKind {
             }
             Self::UnsupportedFrameVersion { version } => {
                 write!(f, "unsupported record frame version {version}")
+            }
+            Self::SignedVarintTooLong { max_bytes } => {
+                write!(f, "signed varint longer than {max_bytes} bytes")
+            }
+            Self::UnsupportedMagic { magic } => {
+                write!(f, "record batch magic {magic} (only magic 2 is decoded)")
+            }
+            Self::CrcMismatch { stored, computed } => write!(
+                f,
+                "record batch CRC32C {stored:#010x} does not match the computed {computed:#010x}"
+            ),
+            Self::UnsupportedCompression { codec } => {
+                write!(f, "compressed record batch (codec {codec}) is not decoded")
             }
         }
     }

@@ -20,6 +20,7 @@ pub mod prelude;
 mod provisional;
 mod reader;
 mod record;
+mod record_batch;
 pub mod schema;
 mod types;
 mod writer;
@@ -39,6 +40,10 @@ pub use message::{Message, VersionRange};
 pub use provisional::ProvisionalNumbers;
 pub use reader::Reader;
 pub use record::{MetadataRecord, RECORD_FRAME_VERSION};
+pub use record_batch::{
+    decode_record_batches, encode_record_batch, BatchRecord, KeyValue, RecordBatch, RecordBatches,
+    BATCH_HEADER_LEN, BATCH_LOG_OVERHEAD, RECORD_BATCH_MAGIC,
+};
 pub use types::{double_option, from_hex, to_hex, Bytes, KString, TaggedFields, Uuid};
 pub use writer::{put_uvarint, uvarint_len, Sink, SizeCounter};
 

@@ -166,6 +166,46 @@ impl<'a> Reader<'a> {
         Err(DecodeError::new(DecodeErrorKind::VarintTooLong, start))
     }
 
+    /// A zigzag-encoded signed varint of at most 5 bytes (the record format's `varint`).
+    pub fn varint(&mut self) -> Result<i32, DecodeError> {
+        let v = self.zigzag(5)?;
+        // At most 5 groups of 7 bits: 35 bits; above 32 bits does not fit an int.
+        let v = u32::try_from(v).map_err(|_| {
+            DecodeError::new(
+                DecodeErrorKind::SignedVarintTooLong { max_bytes: 5 },
+                self.offset(),
+            )
+        })?;
+        Ok(((v >> 1) as i32) ^ -((v & 1) as i32))
+    }
+
+    /// A zigzag-encoded signed varlong of at most 10 bytes (the record format's `varlong`).
+    pub fn varlong(&mut self) -> Result<i64, DecodeError> {
+        let v = self.zigzag(10)?;
+        Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
+    }
+
+    /// The raw 7-bit groups of a varint of at most `max_bytes` bytes (no overflow past 64
+    /// bits: the tenth byte may carry only its lowest bit).
+    fn zigzag(&mut self, max_bytes: u8) -> Result<u64, DecodeError> {
+        let start = self.offset();
+        let too_long =
+            || DecodeError::new(DecodeErrorKind::SignedVarintTooLong { max_bytes }, start);
+        let mut value: u64 = 0;
+        for i in 0..u32::from(max_bytes) {
+            let b = self.array::<1>()?[0];
+            let group = u64::from(b & 0x7f);
+            if i == 9 && group > 1 {
+                return Err(too_long());
+            }
+            value |= group << (7 * i);
+            if b & 0x80 == 0 {
+                return Ok(value);
+            }
+        }
+        Err(too_long())
+    }
+
     /// Reads a length prefix: int16/int32 in classic versions, `uvarint - 1` in compact ones.
     /// Returns `None` for the null marker.
     fn length(&mut self, compact: bool, wide: bool) -> Result<Option<u64>, DecodeError> {

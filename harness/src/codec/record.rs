@@ -23,9 +23,14 @@ pub struct MetadataRecord {
 }
 
 impl MetadataRecord {
-    /// Decodes one framed record occupying all of `bytes`.
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+    /// Reads only the frame of a record: its type and version (a reader of a live log
+    /// meets record types kipcheck's codec does not have).
+    pub fn head(bytes: &[u8]) -> Result<(i16, i16), DecodeError> {
         let mut r = Reader::new(bytes);
+        Self::read_head(&mut r)
+    }
+
+    fn read_head(r: &mut Reader<'_>) -> Result<(i16, i16), DecodeError> {
         let at = r.offset();
         let frame_version = r.uvarint().map_err(|e| e.root("record frame version"))?;
         if frame_version != RECORD_FRAME_VERSION {
@@ -63,6 +68,13 @@ impl MetadataRecord {
             )
             .root("record version")
         })?;
+        Ok((key, version))
+    }
+
+    /// Decodes one framed record occupying all of `bytes`.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, DecodeError> {
+        let mut r = Reader::new(bytes);
+        let (key, version) = Self::read_head(&mut r)?;
         let body = MetadataRecordBody::decode(ApiKey(key), &mut r, version)?;
         r.expect_end().map_err(|e| e.root(body.message_name()))?;
         Ok(Self { version, body })

@@ -12,6 +12,7 @@
 //! | `sensitive_filter` | client model: no sensitive or unlisted key emitted; request within budget |
 //! | `model_ops` | client, broker, controller models: invariants after every operation |
 //! | `differential_codec` | kipcheck vs kafka-protocol decoders: agreement or a classified difference |
+//! | [`record_batches`] | record batches and metadata-log records: no panic; built batches decode back; a flipped CRC-covered byte is refused |
 //! | [`scenario_parse`] | any bytes to the scenario loader: a value or a located error, never a panic |
 //!
 //! The typed targets need the `arbitrary` feature; `differential_codec` needs `differential`
@@ -26,6 +27,7 @@ mod model_ops;
 mod profile;
 #[cfg(feature = "arbitrary")]
 mod push_config_limit;
+mod record_batch;
 #[cfg(feature = "arbitrary")]
 mod roundtrip;
 mod scenario_parse;
@@ -41,6 +43,7 @@ pub use frames::frame_reader;
 pub use model_ops::model_ops;
 #[cfg(feature = "arbitrary")]
 pub use push_config_limit::push_config_limit;
+pub use record_batch::record_batches;
 #[cfg(feature = "arbitrary")]
 pub use roundtrip::roundtrip;
 pub use scenario_parse::scenario_parse;

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use super::metadata_log::METADATA_LOG_FACTS;
 use super::suite::SuiteKind;
 use super::verdict::{Fact, Verdict};
 
@@ -46,6 +47,7 @@ impl Matrix {
     /// decode, and any client's finding in the `live-client` YAML suite. `(peer, fact id)`.
     /// Apache Kafka's findings in the controller suite are not must-hold: Kafka 4.4 implements
     /// none of KIP-1256, KIP-1294 and KIP-1326, so they are what it lacks, listed as findings.
+    /// The metadata-log facts are (its log must read back and hold the registration).
     pub fn must_hold_violations(&self) -> Vec<(String, String)> {
         self.rows
             .iter()
@@ -54,7 +56,9 @@ impl Matrix {
                     .iter()
                     .filter(move |f| {
                         f.verdict.is_finding()
-                            && ((r.is_apache_kafka && f.suite != SuiteKind::Controller.name())
+                            && ((r.is_apache_kafka
+                                && (f.suite != SuiteKind::Controller.name()
+                                    || METADATA_LOG_FACTS.contains(&f.id.as_ref())))
                                 || CLIENT_MUST_HOLD.contains(&f.id.as_ref())
                                 || f.suite == SuiteKind::ClientLive.name())
                     })

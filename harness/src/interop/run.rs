@@ -7,6 +7,7 @@ use super::capture::{capture_client, ClientFacts};
 use super::env::PeerEnv;
 use super::error::InteropError;
 use super::matrix::{Matrix, PeerRow};
+use super::metadata_log::metadata_log_facts;
 use super::server_facts::check_server;
 
 /// What an interop run covers.
@@ -47,11 +48,14 @@ pub fn run_interop(
     let client_rows = m.rows.len();
     for s in &env.servers {
         progress(s.name);
+        // The metadata log first: the PushConfig probe may leave a peer unusable.
+        let mut facts = metadata_log_facts(s)?;
+        facts.extend(check_server(s, true)?);
         m.rows.push(PeerRow {
             peer: s.name.to_string(),
             software: s.software.clone(),
             is_apache_kafka: s.is_apache_kafka,
-            facts: check_server(s, true)?,
+            facts,
         });
     }
     // The report lists server peers first.

@@ -72,6 +72,10 @@ pub enum Capability {
     /// giving the client a connection to another node, or back to one it lost) reaches a live
     /// client. In-process and `exec:` targets need no declaration.
     ConnectRequests,
+    /// The live controller's KRaft metadata log is read back as an observer (`tcp://` in the
+    /// controller role with `--metadata-log HOST:PORT`, docs/live-targets.md): observation
+    /// steps on `record_appended` events are judged on the records the log holds.
+    MetadataLog,
 }
 
 impl Role {

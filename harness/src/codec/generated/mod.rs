@@ -23,6 +23,8 @@ pub mod describe_cluster_response;
 pub mod describe_configs_request;
 pub mod describe_configs_response;
 pub mod feature_level_record;
+pub mod fetch_request;
+pub mod fetch_response;
 pub mod get_telemetry_subscriptions_request;
 pub mod get_telemetry_subscriptions_response;
 pub mod incremental_alter_configs_request;
@@ -61,6 +63,8 @@ pub use describe_cluster_response::DescribeClusterResponse;
 pub use describe_configs_request::DescribeConfigsRequest;
 pub use describe_configs_response::DescribeConfigsResponse;
 pub use feature_level_record::FeatureLevelRecord;
+pub use fetch_request::FetchRequest;
+pub use fetch_response::FetchResponse;
 pub use get_telemetry_subscriptions_request::GetTelemetrySubscriptionsRequest;
 pub use get_telemetry_subscriptions_response::GetTelemetrySubscriptionsResponse;
 pub use incremental_alter_configs_request::IncrementalAlterConfigsRequest;
@@ -85,6 +89,7 @@ pub use update_features_response::UpdateFeaturesResponse;
 crate::codec::dispatch::bodies! {
     /// A request body of any API this codec knows.
     RequestBody {
+        Fetch(1) => FetchRequest,
         Metadata(3) => MetadataRequest,
         ApiVersions(18) => ApiVersionsRequest,
         CreateTopics(19) => CreateTopicsRequest,
@@ -105,6 +110,7 @@ crate::codec::dispatch::bodies! {
 crate::codec::dispatch::bodies! {
     /// A response body of any API this codec knows.
     ResponseBody {
+        Fetch(1) => FetchResponse,
         Metadata(3) => MetadataResponse,
         ApiVersions(18) => ApiVersionsResponse,
         CreateTopics(19) => CreateTopicsResponse,

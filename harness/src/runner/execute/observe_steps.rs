@@ -13,6 +13,7 @@ use crate::scenario::{ExpectEventStep, MatchMode};
 impl Exec<'_> {
     /// `expect_event`: the target reported matching model events.
     pub(super) async fn expect_event(&mut self, e: &ExpectEventStep) -> Result<(), StepFail> {
+        self.session.refresh_events().await?;
         let events = self.session.events();
         let mut matched = Vec::new();
         for (i, ev) in events.iter().enumerate().skip(self.event_cursor) {
@@ -69,6 +70,7 @@ impl Exec<'_> {
     }
     /// `expect_no_event`: no model event matches.
     pub(super) async fn expect_no_event(&mut self, event: &Value) -> Result<(), StepFail> {
+        self.session.refresh_events().await?;
         let events = self.session.events();
         if let Some(ev) = events.iter().find(|ev| {
             // Read only: a pattern of expect_no_event captures nothing.
