@@ -145,7 +145,7 @@ fn no_two_files_import_each_other_in_a_cycle() {
         for _ in 0..8 {
             let k = (0..=cur.len())
                 .rev()
-                .find(|&k| mods.contains_key(&cur[..k].to_vec()))?;
+                .find(|&k| mods.contains_key(&cur[..k]))?;
             let m = cur[..k].to_vec();
             let is_leaf = mods[&m]
                 .file_name()
