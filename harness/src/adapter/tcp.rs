@@ -925,7 +925,11 @@ impl Session for TcpSession {
             .as_ref()
             .map(PolicyScope::events)
             .unwrap_or_default();
-        events.extend(self.log.as_ref().map_or_else(Vec::new, |l| l.events.clone()));
+        events.extend(
+            self.log
+                .as_ref()
+                .map_or_else(Vec::new, |l| l.events.clone()),
+        );
         events
     }
 }
