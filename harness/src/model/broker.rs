@@ -444,7 +444,9 @@ impl BrokerModel {
                     if self.faults.has(Fault::DropsSensitiveEntries)
                         && matches!(pc.ty, ConfigType::Class | ConfigType::Password) => {}
                 Ok(pc) => configs.push(pc),
-                Err(msg) => return reject(self, ErrorCode::INVALID_CONFIG, msg, false),
+                Err(refusal) => {
+                    return reject(self, ErrorCode::INVALID_CONFIG, refusal.to_string(), false)
+                }
             }
         }
         self.policy_invocations += 1;
@@ -591,6 +593,38 @@ pub fn measure(m: SizeMeasure, req: &PushConfigRequest, body_len: usize) -> usiz
     }
 }
 
+/// Why the broker refuses a PushConfig entry before the policy sees it (the text is the
+/// response's ErrorMessage).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum EntryRefusal {
+    /// A ConfigType number the numbering in force does not define.
+    #[error("Config entry '{key}' has unknown ConfigType {config_type}")]
+    UnknownType {
+        /// The entry's key.
+        key: String,
+        /// The number on the wire.
+        config_type: i8,
+    },
+    /// A CLASS or PASSWORD entry (broker-side refusal reading).
+    #[error("Config entry '{key}' has sensitive ConfigType {ty} and must not be sent")]
+    SensitiveType {
+        /// The entry's key.
+        key: String,
+        /// Its type.
+        ty: ConfigType,
+    },
+    /// A value that does not parse as its type (broker-side refusal reading).
+    #[error("Config entry '{key}' value '{value}' cannot be parsed as {ty}")]
+    Unparsable {
+        /// The entry's key.
+        key: String,
+        /// The value as sent.
+        value: String,
+        /// The declared type.
+        ty: ConfigType,
+    },
+}
+
 /// Checks one entry and builds what the policy receives. An unknown ConfigType is always
 /// refused (there is no `ConfigDef.Type` to hand the policy). Under
 /// [`BrokerEntryChecks::Broker`] CLASS/PASSWORD entries and values that do not parse as their
@@ -601,22 +635,22 @@ fn check_entry(
     checks: BrokerEntryChecks,
     faults: &Faults,
     c: &crate::codec::push_config_request::Config,
-) -> Result<PolicyConfig, String> {
+) -> Result<PolicyConfig, EntryRefusal> {
     let Some(ty) = numbering.from_wire(c.config_type) else {
-        return Err(format!(
-            "Config entry '{}' has unknown ConfigType {}",
-            c.config_key, c.config_type
-        ));
+        return Err(EntryRefusal::UnknownType {
+            key: c.config_key.to_string(),
+            config_type: c.config_type,
+        });
     };
     let broker_checks = checks == BrokerEntryChecks::Broker;
     if broker_checks
         && !faults.has(Fault::AcceptsSensitiveTypes)
         && matches!(ty, ConfigType::Class | ConfigType::Password)
     {
-        return Err(format!(
-            "Config entry '{}' has sensitive ConfigType {ty} and must not be sent",
-            c.config_key
-        ));
+        return Err(EntryRefusal::SensitiveType {
+            key: c.config_key.to_string(),
+            ty,
+        });
     }
     let value = match ConfigValue::parse(ty, &c.config_value) {
         Ok(v) => v,
@@ -624,10 +658,11 @@ fn check_entry(
             ConfigValue::String(c.config_value.to_string())
         }
         Err(_) => {
-            return Err(format!(
-                "Config entry '{}' value '{}' cannot be parsed as {ty}",
-                c.config_key, c.config_value
-            ))
+            return Err(EntryRefusal::Unparsable {
+                key: c.config_key.to_string(),
+                value: c.config_value.to_string(),
+                ty,
+            })
         }
     };
     Ok(PolicyConfig {
