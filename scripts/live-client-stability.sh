@@ -40,7 +40,7 @@ def window(expected):
     return None
 
 for i in range(1, runs + 1):
-    path = os.path.join(base, f"run-{i}", "results.json")
+    path = os.path.join(base, f"run-{i}", "reference", "results.json")
     if not os.path.exists(path):
         bad_runs += 1
         spurious[f"(run {i}: no results.json)"] += 1
