@@ -104,74 +104,102 @@ impl Message for FetchRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
-        let mut this = Self::default();
-        if version >= 12 {
-            this.cluster_id = Some(None);
-        }
-        if version <= 14 {
-            this.replica_id = Some(
+        let mut f_cluster_id = if version >= 12 {
+            Some(None)
+        } else {
+            None
+        };
+        let f_replica_id = if version <= 14 {
+            Some(
                 r.i32()
                     .map_err(|e| e.field("ReplicaId"))?,
-            );
-        }
-        if version >= 15 {
-            this.replica_state = Some(ReplicaState::default());
-        }
-        this.max_wait_ms = r.i32()
+            )
+        } else {
+            None
+        };
+        let mut f_replica_state = if version >= 15 {
+            Some(ReplicaState::default())
+        } else {
+            None
+        };
+        let f_max_wait_ms = r.i32()
             .map_err(|e| e.field("MaxWaitMs"))?;
-        this.min_bytes = r.i32()
+        let f_min_bytes = r.i32()
             .map_err(|e| e.field("MinBytes"))?;
-        this.max_bytes = r.i32()
+        let f_max_bytes = r.i32()
             .map_err(|e| e.field("MaxBytes"))?;
-        this.isolation_level = r.i8()
+        let f_isolation_level = r.i8()
             .map_err(|e| e.field("IsolationLevel"))?;
-        if version >= 7 {
-            this.session_id = Some(
+        let f_session_id = if version >= 7 {
+            Some(
                 r.i32()
                     .map_err(|e| e.field("SessionId"))?,
-            );
-        }
-        if version >= 7 {
-            this.session_epoch = Some(
+            )
+        } else {
+            None
+        };
+        let f_session_epoch = if version >= 7 {
+            Some(
                 r.i32()
                     .map_err(|e| e.field("SessionEpoch"))?,
-            );
-        }
-        this.topics = r.array_of(flexible, |r| FetchTopic::decode_body(r, version))
+            )
+        } else {
+            None
+        };
+        let f_topics = r.array_of(flexible, |r| FetchTopic::decode_body(r, version))
             .map_err(|e| e.field("Topics"))?;
-        if version >= 7 {
-            this.forgotten_topics_data = Some(
+        let f_forgotten_topics_data = if version >= 7 {
+            Some(
                 r.array_of(flexible, |r| ForgottenTopic::decode_body(r, version))
                     .map_err(|e| e.field("ForgottenTopicsData"))?,
-            );
-        }
-        if version >= 11 {
-            this.rack_id = Some(
+            )
+        } else {
+            None
+        };
+        let f_rack_id = if version >= 11 {
+            Some(
                 r.string(flexible)
                     .map_err(|e| e.field("RackId"))?,
-            );
-        }
-        if flexible {
-            let unknown = r.tagged_fields(|tag, r| match tag {
+            )
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|tag, r| match tag {
                 0 if version >= 12 => {
-                    this.cluster_id = Some(
+                    f_cluster_id = Some(
                         if version >= 12 { r.nullable_string(true) } else { r.string(true).map(Some) }
                             .map_err(|e| e.field("ClusterId"))?
                     );
                     Ok(true)
                 }
                 1 if version >= 15 => {
-                    this.replica_state = Some(
+                    f_replica_state = Some(
                         ReplicaState::decode_body(r, version)
                             .map_err(|e| e.field("ReplicaState"))?
                     );
                     Ok(true)
                 }
                 _ => Ok(false),
-            })?;
-            this.unknown_tagged_fields = unknown;
-        }
-        Ok(this)
+            })?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            cluster_id: f_cluster_id,
+            replica_id: f_replica_id,
+            replica_state: f_replica_state,
+            max_wait_ms: f_max_wait_ms,
+            min_bytes: f_min_bytes,
+            max_bytes: f_max_bytes,
+            isolation_level: f_isolation_level,
+            session_id: f_session_id,
+            session_epoch: f_session_epoch,
+            topics: f_topics,
+            forgotten_topics_data: f_forgotten_topics_data,
+            rack_id: f_rack_id,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -253,8 +281,43 @@ impl Message for FetchRequest {
             put_string(s, v, flexible).map_err(|e| e.within("RackId"))?;
         }
         if flexible {
-            let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
-            if version >= 12 {
+            let w0 = if version >= 12 {
+                {
+                    let d;
+                    let v = match &self.cluster_id {
+                        Some(v) => v,
+                        None => {
+                            d = None;
+                            &d
+                        }
+                    };
+                    v.is_some()
+                }
+            } else {
+                false
+            };
+            let w1 = if version >= 15 {
+                {
+                    let d;
+                    let v = match &self.replica_state {
+                        Some(v) => v,
+                        None => {
+                            d = ReplicaState::default();
+                            &d
+                        }
+                    };
+                    *v != ReplicaState::default()
+                }
+            } else {
+                false
+            };
+            let known = |tag: u32| match tag {
+                0 => version >= 12,
+                1 => version >= 15,
+                _ => false,
+            };
+            let mut unknown = put_tagged_count(s, usize::from(w0) + usize::from(w1), known, &self.unknown_tagged_fields)?;
+            if w0 {
                 let d;
                 let v = match &self.cluster_id {
                     Some(v) => v,
@@ -263,16 +326,16 @@ impl Message for FetchRequest {
                         &d
                     }
                 };
-                if v.is_some() {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        put_nullable_string(s, v.as_deref(), true).map_err(|e| e.within("ClusterId"))?;
-                    }
-                    tagged.push((0, b));
+                put_unknown_tagged_below(s, &mut unknown, Some(0))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    put_nullable_string(s, v.as_deref(), true).map_err(|e| e.within("ClusterId"))?;
                 }
+                put_tagged_header(s, 0, n.0)?;
+                put_nullable_string(s, v.as_deref(), true).map_err(|e| e.within("ClusterId"))?;
             }
-            if version >= 15 {
+            if w1 {
                 let d;
                 let v = match &self.replica_state {
                     Some(v) => v,
@@ -281,21 +344,16 @@ impl Message for FetchRequest {
                         &d
                     }
                 };
-                if *v != ReplicaState::default() {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        v.encode_body(s, version).map_err(|e| e.within("ReplicaState"))?;
-                    }
-                    tagged.push((1, b));
+                put_unknown_tagged_below(s, &mut unknown, Some(1))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    v.encode_body(s, version).map_err(|e| e.within("ReplicaState"))?;
                 }
+                put_tagged_header(s, 1, n.0)?;
+                v.encode_body(s, version).map_err(|e| e.within("ReplicaState"))?;
             }
-            let known = |tag: u32| match tag {
-                0 => version >= 12,
-                1 => version >= 15,
-                _ => false,
-            };
-            put_tagged_fields(s, &tagged, known, &self.unknown_tagged_fields)?;
+            put_unknown_tagged_below(s, &mut unknown, None)?;
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
@@ -387,15 +445,20 @@ impl ReplicaState {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.replica_id = r.i32()
+        let f_replica_id = r.i32()
             .map_err(|e| e.field("ReplicaId"))?;
-        this.replica_epoch = r.i64()
+        let f_replica_epoch = r.i64()
             .map_err(|e| e.field("ReplicaEpoch"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            replica_id: f_replica_id,
+            replica_epoch: f_replica_epoch,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -470,25 +533,35 @@ impl FetchTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
-        let mut this = Self::default();
-        if version <= 12 {
-            this.topic = Some(
+        let f_topic = if version <= 12 {
+            Some(
                 r.string(flexible)
                     .map_err(|e| e.field("Topic"))?,
-            );
-        }
-        if version >= 13 {
-            this.topic_id = Some(
+            )
+        } else {
+            None
+        };
+        let f_topic_id = if version >= 13 {
+            Some(
                 r.uuid()
                     .map_err(|e| e.field("TopicId"))?,
-            );
-        }
-        this.partitions = r.array_of(flexible, |r| FetchPartition::decode_body(r, version))
+            )
+        } else {
+            None
+        };
+        let f_partitions = r.array_of(flexible, |r| FetchPartition::decode_body(r, version))
             .map_err(|e| e.field("Partitions"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            topic: f_topic,
+            topic_id: f_topic_id,
+            partitions: f_partitions,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -613,58 +686,78 @@ impl FetchPartition {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
-        let mut this = Self::default();
-        this.partition = r.i32()
+        let f_partition = r.i32()
             .map_err(|e| e.field("Partition"))?;
-        if version >= 9 {
-            this.current_leader_epoch = Some(
+        let f_current_leader_epoch = if version >= 9 {
+            Some(
                 r.i32()
                     .map_err(|e| e.field("CurrentLeaderEpoch"))?,
-            );
-        }
-        this.fetch_offset = r.i64()
+            )
+        } else {
+            None
+        };
+        let f_fetch_offset = r.i64()
             .map_err(|e| e.field("FetchOffset"))?;
-        if version >= 12 {
-            this.last_fetched_epoch = Some(
+        let f_last_fetched_epoch = if version >= 12 {
+            Some(
                 r.i32()
                     .map_err(|e| e.field("LastFetchedEpoch"))?,
-            );
-        }
-        if version >= 5 {
-            this.log_start_offset = Some(
+            )
+        } else {
+            None
+        };
+        let f_log_start_offset = if version >= 5 {
+            Some(
                 r.i64()
                     .map_err(|e| e.field("LogStartOffset"))?,
-            );
-        }
-        this.partition_max_bytes = r.i32()
+            )
+        } else {
+            None
+        };
+        let f_partition_max_bytes = r.i32()
             .map_err(|e| e.field("PartitionMaxBytes"))?;
-        if version >= 17 {
-            this.replica_directory_id = Some(Uuid::ZERO);
-        }
-        if version >= 18 {
-            this.high_watermark = Some(9223372036854775807);
-        }
-        if flexible {
-            let unknown = r.tagged_fields(|tag, r| match tag {
+        let mut f_replica_directory_id = if version >= 17 {
+            Some(Uuid::ZERO)
+        } else {
+            None
+        };
+        let mut f_high_watermark = if version >= 18 {
+            Some(9223372036854775807)
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|tag, r| match tag {
                 0 if version >= 17 => {
-                    this.replica_directory_id = Some(
+                    f_replica_directory_id = Some(
                         r.uuid()
                             .map_err(|e| e.field("ReplicaDirectoryId"))?
                     );
                     Ok(true)
                 }
                 1 if version >= 18 => {
-                    this.high_watermark = Some(
+                    f_high_watermark = Some(
                         r.i64()
                             .map_err(|e| e.field("HighWatermark"))?
                     );
                     Ok(true)
                 }
                 _ => Ok(false),
-            })?;
-            this.unknown_tagged_fields = unknown;
-        }
-        Ok(this)
+            })?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            partition: f_partition,
+            current_leader_epoch: f_current_leader_epoch,
+            fetch_offset: f_fetch_offset,
+            last_fetched_epoch: f_last_fetched_epoch,
+            log_start_offset: f_log_start_offset,
+            partition_max_bytes: f_partition_max_bytes,
+            replica_directory_id: f_replica_directory_id,
+            high_watermark: f_high_watermark,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -702,35 +795,51 @@ impl FetchPartition {
             put_i32(s, *v);
         }
         if flexible {
-            let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
-            if version >= 17 {
-                let v = &self.replica_directory_id.unwrap_or(Uuid::ZERO);
-                if *v != Uuid::ZERO {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        put_uuid(s, v);
-                    }
-                    tagged.push((0, b));
+            let w0 = if version >= 17 {
+                {
+                    let v = &self.replica_directory_id.unwrap_or(Uuid::ZERO);
+                    *v != Uuid::ZERO
                 }
-            }
-            if version >= 18 {
-                let v = &self.high_watermark.unwrap_or(9223372036854775807);
-                if *v != 9223372036854775807 {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        put_i64(s, *v);
-                    }
-                    tagged.push((1, b));
+            } else {
+                false
+            };
+            let w1 = if version >= 18 {
+                {
+                    let v = &self.high_watermark.unwrap_or(9223372036854775807);
+                    *v != 9223372036854775807
                 }
-            }
+            } else {
+                false
+            };
             let known = |tag: u32| match tag {
                 0 => version >= 17,
                 1 => version >= 18,
                 _ => false,
             };
-            put_tagged_fields(s, &tagged, known, &self.unknown_tagged_fields)?;
+            let mut unknown = put_tagged_count(s, usize::from(w0) + usize::from(w1), known, &self.unknown_tagged_fields)?;
+            if w0 {
+                let v = &self.replica_directory_id.unwrap_or(Uuid::ZERO);
+                put_unknown_tagged_below(s, &mut unknown, Some(0))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    put_uuid(s, v);
+                }
+                put_tagged_header(s, 0, n.0)?;
+                put_uuid(s, v);
+            }
+            if w1 {
+                let v = &self.high_watermark.unwrap_or(9223372036854775807);
+                put_unknown_tagged_below(s, &mut unknown, Some(1))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    put_i64(s, *v);
+                }
+                put_tagged_header(s, 1, n.0)?;
+                put_i64(s, *v);
+            }
+            put_unknown_tagged_below(s, &mut unknown, None)?;
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
@@ -816,25 +925,35 @@ impl ForgottenTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
-        let mut this = Self::default();
-        if version <= 12 {
-            this.topic = Some(
+        let f_topic = if version <= 12 {
+            Some(
                 r.string(flexible)
                     .map_err(|e| e.field("Topic"))?,
-            );
-        }
-        if version >= 13 {
-            this.topic_id = Some(
+            )
+        } else {
+            None
+        };
+        let f_topic_id = if version >= 13 {
+            Some(
                 r.uuid()
                     .map_err(|e| e.field("TopicId"))?,
-            );
-        }
-        this.partitions = r.array_of(flexible, |r| r.i32())
+            )
+        } else {
+            None
+        };
+        let f_partitions = r.array_of(flexible, |r| r.i32())
             .map_err(|e| e.field("Partitions"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            topic: f_topic,
+            topic_id: f_topic_id,
+            partitions: f_partitions,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

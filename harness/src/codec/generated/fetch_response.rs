@@ -62,40 +62,53 @@ impl Message for FetchResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
-        let mut this = Self::default();
-        this.throttle_time_ms = r.i32()
+        let f_throttle_time_ms = r.i32()
             .map_err(|e| e.field("ThrottleTimeMs"))?;
-        if version >= 7 {
-            this.error_code = Some(
+        let f_error_code = if version >= 7 {
+            Some(
                 r.i16()
                     .map_err(|e| e.field("ErrorCode"))?,
-            );
-        }
-        if version >= 7 {
-            this.session_id = Some(
+            )
+        } else {
+            None
+        };
+        let f_session_id = if version >= 7 {
+            Some(
                 r.i32()
                     .map_err(|e| e.field("SessionId"))?,
-            );
-        }
-        this.responses = r.array_of(flexible, |r| FetchableTopicResponse::decode_body(r, version))
+            )
+        } else {
+            None
+        };
+        let f_responses = r.array_of(flexible, |r| FetchableTopicResponse::decode_body(r, version))
             .map_err(|e| e.field("Responses"))?;
-        if version >= 16 {
-            this.node_endpoints = Some(Vec::new());
-        }
-        if flexible {
-            let unknown = r.tagged_fields(|tag, r| match tag {
+        let mut f_node_endpoints = if version >= 16 {
+            Some(Vec::new())
+        } else {
+            None
+        };
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|tag, r| match tag {
                 0 if version >= 16 => {
-                    this.node_endpoints = Some(
+                    f_node_endpoints = Some(
                         r.array_of(true, |r| NodeEndpoint::decode_body(r, version))
                             .map_err(|e| e.field("NodeEndpoints"))?
                     );
                     Ok(true)
                 }
                 _ => Ok(false),
-            })?;
-            this.unknown_tagged_fields = unknown;
-        }
-        Ok(this)
+            })?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            throttle_time_ms: f_throttle_time_ms,
+            error_code: f_error_code,
+            session_id: f_session_id,
+            responses: f_responses,
+            node_endpoints: f_node_endpoints,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -132,8 +145,27 @@ impl Message for FetchResponse {
             }
         }
         if flexible {
-            let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
-            if version >= 16 {
+            let w0 = if version >= 16 {
+                {
+                    let d;
+                    let v = match &self.node_endpoints {
+                        Some(v) => v,
+                        None => {
+                            d = Vec::new();
+                            &d
+                        }
+                    };
+                    !v.is_empty()
+                }
+            } else {
+                false
+            };
+            let known = |tag: u32| match tag {
+                0 => version >= 16,
+                _ => false,
+            };
+            let mut unknown = put_tagged_count(s, usize::from(w0), known, &self.unknown_tagged_fields)?;
+            if w0 {
                 let d;
                 let v = match &self.node_endpoints {
                     Some(v) => v,
@@ -142,20 +174,16 @@ impl Message for FetchResponse {
                         &d
                     }
                 };
-                if !v.is_empty() {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        put_array(s, v, true, |s, e| e.encode_body(s, version)).map_err(|e| e.within("NodeEndpoints"))?;
-                    }
-                    tagged.push((0, b));
+                put_unknown_tagged_below(s, &mut unknown, Some(0))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    put_array(s, v, true, |s, e| e.encode_body(s, version)).map_err(|e| e.within("NodeEndpoints"))?;
                 }
+                put_tagged_header(s, 0, n.0)?;
+                put_array(s, v, true, |s, e| e.encode_body(s, version)).map_err(|e| e.within("NodeEndpoints"))?;
             }
-            let known = |tag: u32| match tag {
-                0 => version >= 16,
-                _ => false,
-            };
-            put_tagged_fields(s, &tagged, known, &self.unknown_tagged_fields)?;
+            put_unknown_tagged_below(s, &mut unknown, None)?;
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
@@ -230,25 +258,35 @@ impl FetchableTopicResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
-        let mut this = Self::default();
-        if version <= 12 {
-            this.topic = Some(
+        let f_topic = if version <= 12 {
+            Some(
                 r.string(flexible)
                     .map_err(|e| e.field("Topic"))?,
-            );
-        }
-        if version >= 13 {
-            this.topic_id = Some(
+            )
+        } else {
+            None
+        };
+        let f_topic_id = if version >= 13 {
+            Some(
                 r.uuid()
                     .map_err(|e| e.field("TopicId"))?,
-            );
-        }
-        this.partitions = r.array_of(flexible, |r| PartitionData::decode_body(r, version))
+            )
+        } else {
+            None
+        };
+        let f_partitions = r.array_of(flexible, |r| PartitionData::decode_body(r, version))
             .map_err(|e| e.field("Partitions"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            topic: f_topic,
+            topic_id: f_topic_id,
+            partitions: f_partitions,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -391,68 +429,91 @@ impl PartitionData {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
-        let mut this = Self::default();
-        this.partition_index = r.i32()
+        let f_partition_index = r.i32()
             .map_err(|e| e.field("PartitionIndex"))?;
-        this.error_code = r.i16()
+        let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
-        this.high_watermark = r.i64()
+        let f_high_watermark = r.i64()
             .map_err(|e| e.field("HighWatermark"))?;
-        this.last_stable_offset = r.i64()
+        let f_last_stable_offset = r.i64()
             .map_err(|e| e.field("LastStableOffset"))?;
-        if version >= 5 {
-            this.log_start_offset = Some(
+        let f_log_start_offset = if version >= 5 {
+            Some(
                 r.i64()
                     .map_err(|e| e.field("LogStartOffset"))?,
-            );
-        }
-        if version >= 12 {
-            this.diverging_epoch = Some(EpochEndOffset::default());
-        }
-        if version >= 12 {
-            this.current_leader = Some(LeaderIdAndEpoch::default());
-        }
-        if version >= 12 {
-            this.snapshot_id = Some(SnapshotId::default());
-        }
-        this.aborted_transactions = r.nullable_array(flexible, |r| AbortedTransaction::decode_body(r, version))
+            )
+        } else {
+            None
+        };
+        let mut f_diverging_epoch = if version >= 12 {
+            Some(EpochEndOffset::default())
+        } else {
+            None
+        };
+        let mut f_current_leader = if version >= 12 {
+            Some(LeaderIdAndEpoch::default())
+        } else {
+            None
+        };
+        let mut f_snapshot_id = if version >= 12 {
+            Some(SnapshotId::default())
+        } else {
+            None
+        };
+        let f_aborted_transactions = r.nullable_array(flexible, |r| AbortedTransaction::decode_body(r, version))
             .map_err(|e| e.field("AbortedTransactions"))?;
-        if version >= 11 {
-            this.preferred_read_replica = Some(
+        let f_preferred_read_replica = if version >= 11 {
+            Some(
                 r.i32()
                     .map_err(|e| e.field("PreferredReadReplica"))?,
-            );
-        }
-        this.records = r.nullable_bytes(flexible)
+            )
+        } else {
+            None
+        };
+        let f_records = r.nullable_bytes(flexible)
             .map_err(|e| e.field("Records"))?;
-        if flexible {
-            let unknown = r.tagged_fields(|tag, r| match tag {
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|tag, r| match tag {
                 0 if version >= 12 => {
-                    this.diverging_epoch = Some(
+                    f_diverging_epoch = Some(
                         EpochEndOffset::decode_body(r, version)
                             .map_err(|e| e.field("DivergingEpoch"))?
                     );
                     Ok(true)
                 }
                 1 if version >= 12 => {
-                    this.current_leader = Some(
+                    f_current_leader = Some(
                         LeaderIdAndEpoch::decode_body(r, version)
                             .map_err(|e| e.field("CurrentLeader"))?
                     );
                     Ok(true)
                 }
                 2 if version >= 12 => {
-                    this.snapshot_id = Some(
+                    f_snapshot_id = Some(
                         SnapshotId::decode_body(r, version)
                             .map_err(|e| e.field("SnapshotId"))?
                     );
                     Ok(true)
                 }
                 _ => Ok(false),
-            })?;
-            this.unknown_tagged_fields = unknown;
-        }
-        Ok(this)
+            })?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            partition_index: f_partition_index,
+            error_code: f_error_code,
+            high_watermark: f_high_watermark,
+            last_stable_offset: f_last_stable_offset,
+            log_start_offset: f_log_start_offset,
+            diverging_epoch: f_diverging_epoch,
+            current_leader: f_current_leader,
+            snapshot_id: f_snapshot_id,
+            aborted_transactions: f_aborted_transactions,
+            preferred_read_replica: f_preferred_read_replica,
+            records: f_records,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -519,8 +580,59 @@ impl PartitionData {
             put_nullable_bytes(s, v.as_ref(), flexible).map_err(|e| e.within("Records"))?;
         }
         if flexible {
-            let mut tagged: Vec<(u32, Vec<u8>)> = Vec::new();
-            if version >= 12 {
+            let w0 = if version >= 12 {
+                {
+                    let d;
+                    let v = match &self.diverging_epoch {
+                        Some(v) => v,
+                        None => {
+                            d = EpochEndOffset::default();
+                            &d
+                        }
+                    };
+                    *v != EpochEndOffset::default()
+                }
+            } else {
+                false
+            };
+            let w1 = if version >= 12 {
+                {
+                    let d;
+                    let v = match &self.current_leader {
+                        Some(v) => v,
+                        None => {
+                            d = LeaderIdAndEpoch::default();
+                            &d
+                        }
+                    };
+                    *v != LeaderIdAndEpoch::default()
+                }
+            } else {
+                false
+            };
+            let w2 = if version >= 12 {
+                {
+                    let d;
+                    let v = match &self.snapshot_id {
+                        Some(v) => v,
+                        None => {
+                            d = SnapshotId::default();
+                            &d
+                        }
+                    };
+                    *v != SnapshotId::default()
+                }
+            } else {
+                false
+            };
+            let known = |tag: u32| match tag {
+                0 => version >= 12,
+                1 => version >= 12,
+                2 => version >= 12,
+                _ => false,
+            };
+            let mut unknown = put_tagged_count(s, usize::from(w0) + usize::from(w1) + usize::from(w2), known, &self.unknown_tagged_fields)?;
+            if w0 {
                 let d;
                 let v = match &self.diverging_epoch {
                     Some(v) => v,
@@ -529,16 +641,16 @@ impl PartitionData {
                         &d
                     }
                 };
-                if *v != EpochEndOffset::default() {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        v.encode_body(s, version).map_err(|e| e.within("DivergingEpoch"))?;
-                    }
-                    tagged.push((0, b));
+                put_unknown_tagged_below(s, &mut unknown, Some(0))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    v.encode_body(s, version).map_err(|e| e.within("DivergingEpoch"))?;
                 }
+                put_tagged_header(s, 0, n.0)?;
+                v.encode_body(s, version).map_err(|e| e.within("DivergingEpoch"))?;
             }
-            if version >= 12 {
+            if w1 {
                 let d;
                 let v = match &self.current_leader {
                     Some(v) => v,
@@ -547,16 +659,16 @@ impl PartitionData {
                         &d
                     }
                 };
-                if *v != LeaderIdAndEpoch::default() {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        v.encode_body(s, version).map_err(|e| e.within("CurrentLeader"))?;
-                    }
-                    tagged.push((1, b));
+                put_unknown_tagged_below(s, &mut unknown, Some(1))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    v.encode_body(s, version).map_err(|e| e.within("CurrentLeader"))?;
                 }
+                put_tagged_header(s, 1, n.0)?;
+                v.encode_body(s, version).map_err(|e| e.within("CurrentLeader"))?;
             }
-            if version >= 12 {
+            if w2 {
                 let d;
                 let v = match &self.snapshot_id {
                     Some(v) => v,
@@ -565,22 +677,16 @@ impl PartitionData {
                         &d
                     }
                 };
-                if *v != SnapshotId::default() {
-                    let mut b = Vec::new();
-                    {
-                        let s = &mut b;
-                        v.encode_body(s, version).map_err(|e| e.within("SnapshotId"))?;
-                    }
-                    tagged.push((2, b));
+                put_unknown_tagged_below(s, &mut unknown, Some(2))?;
+                let mut n = SizeCounter(0);
+                {
+                    let s = &mut n;
+                    v.encode_body(s, version).map_err(|e| e.within("SnapshotId"))?;
                 }
+                put_tagged_header(s, 2, n.0)?;
+                v.encode_body(s, version).map_err(|e| e.within("SnapshotId"))?;
             }
-            let known = |tag: u32| match tag {
-                0 => version >= 12,
-                1 => version >= 12,
-                2 => version >= 12,
-                _ => false,
-            };
-            put_tagged_fields(s, &tagged, known, &self.unknown_tagged_fields)?;
+            put_unknown_tagged_below(s, &mut unknown, None)?;
         } else if !self.unknown_tagged_fields.is_empty() {
             return Err(EncodeError::TaggedFieldsNotSupported { field: String::new(), version });
         }
@@ -663,15 +769,20 @@ impl EpochEndOffset {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.epoch = r.i32()
+        let f_epoch = r.i32()
             .map_err(|e| e.field("Epoch"))?;
-        this.end_offset = r.i64()
+        let f_end_offset = r.i64()
             .map_err(|e| e.field("EndOffset"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            epoch: f_epoch,
+            end_offset: f_end_offset,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -740,15 +851,20 @@ impl LeaderIdAndEpoch {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.leader_id = r.i32()
+        let f_leader_id = r.i32()
             .map_err(|e| e.field("LeaderId"))?;
-        this.leader_epoch = r.i32()
+        let f_leader_epoch = r.i32()
             .map_err(|e| e.field("LeaderEpoch"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            leader_id: f_leader_id,
+            leader_epoch: f_leader_epoch,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -817,15 +933,20 @@ impl SnapshotId {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.end_offset = r.i64()
+        let f_end_offset = r.i64()
             .map_err(|e| e.field("EndOffset"))?;
-        this.epoch = r.i32()
+        let f_epoch = r.i32()
             .map_err(|e| e.field("Epoch"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            end_offset: f_end_offset,
+            epoch: f_epoch,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -894,15 +1015,20 @@ impl AbortedTransaction {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
-        let mut this = Self::default();
-        this.producer_id = r.i64()
+        let f_producer_id = r.i64()
             .map_err(|e| e.field("ProducerId"))?;
-        this.first_offset = r.i64()
+        let f_first_offset = r.i64()
             .map_err(|e| e.field("FirstOffset"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            producer_id: f_producer_id,
+            first_offset: f_first_offset,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -983,19 +1109,26 @@ impl NodeEndpoint {
     /// Decodes the body at `version` (not checked against the valid versions).
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let mut this = Self::default();
-        this.node_id = r.i32()
+        let f_node_id = r.i32()
             .map_err(|e| e.field("NodeId"))?;
-        this.host = r.string(flexible)
+        let f_host = r.string(flexible)
             .map_err(|e| e.field("Host"))?;
-        this.port = r.i32()
+        let f_port = r.i32()
             .map_err(|e| e.field("Port"))?;
-        this.rack = r.nullable_string(flexible)
+        let f_rack = r.nullable_string(flexible)
             .map_err(|e| e.field("Rack"))?;
-        if flexible {
-            this.unknown_tagged_fields = r.tagged_fields(|_, _| Ok(false))?;
-        }
-        Ok(this)
+        let f_unknown_tagged_fields = if flexible {
+            r.tagged_fields(|_, _| Ok(false))?
+        } else {
+            TaggedFields::default()
+        };
+        Ok(Self {
+            node_id: f_node_id,
+            host: f_host,
+            port: f_port,
+            rack: f_rack,
+            unknown_tagged_fields: f_unknown_tagged_fields,
+        })
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
