@@ -150,7 +150,10 @@ fn bytes_fields_table_matches_the_definitions() {
     let messages = kipcheck_codegen::load(&repo().join("harness/messages")).expect("specs load");
     let mut found = Vec::new();
     let mut lower = std::collections::BTreeSet::new();
-    for m in &messages {
+    for m in messages
+        .iter()
+        .filter(|m| !kipcheck::oracle::java::NOT_COMPARED.contains(&m.name.as_str()))
+    {
         for s in &m.structs {
             for f in &s.fields {
                 if f.name.starts_with(|c: char| c.is_ascii_lowercase()) {

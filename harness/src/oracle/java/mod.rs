@@ -13,7 +13,7 @@ mod inputs;
 mod jvm;
 mod normalise;
 
-pub use compare::{compare, Disagreement, OracleReport, Pair};
+pub use compare::{compare, Disagreement, OracleReport, Pair, NOT_COMPARED};
 pub use error::OracleError;
 pub use inputs::{corpus_inputs, generated_inputs, Input, InputSource, RANDOM_PER_VERSION};
 pub use jvm::{Answer, JavaCodec, JAVA_CODEC_JAR_ENV};
