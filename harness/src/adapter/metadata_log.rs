@@ -543,22 +543,17 @@ impl MetadataLogReader {
                 source,
             })?;
             records.extend(got.into_iter().filter(|r| r.offset >= from));
-            match last {
+            // Done when the answer brought nothing new, the high watermark is reached, or
+            // the read's time is up.
+            let advanced = match last {
                 Some((next, last_epoch)) if next > offset => {
                     offset = next;
                     epoch = last_epoch;
+                    true
                 }
-                _ => {
-                    return Ok(LogRead {
-                        records,
-                        next_offset: offset,
-                        high_watermark,
-                        fetch_version: self.fetch_version,
-                        snapshot_skipped,
-                    })
-                }
-            }
-            if offset >= high_watermark || start.elapsed() > deadline {
+                _ => false,
+            };
+            if !advanced || offset >= high_watermark || start.elapsed() > deadline {
                 return Ok(LogRead {
                     records,
                     next_offset: offset,

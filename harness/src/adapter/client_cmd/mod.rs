@@ -361,20 +361,35 @@ impl ClientCmdSession {
             Some(p) => p.send_line(&format!("connect {node} {addr}")).await?,
             None => return Err(unsupported("a connect before the client starts")),
         }
+        self.await_connection(Some(node), &before).await
+    }
+
+    /// Waits until a connection not in `before` is up (to `node`, or to any node), the client
+    /// exits (an error), or START_WAIT passes (the next step then judges what the client did
+    /// not send).
+    async fn await_connection(
+        &mut self,
+        node: Option<i32>,
+        before: &[u64],
+    ) -> Result<(), AdapterError> {
         let until = Instant::now() + START_WAIT;
-        while Instant::now() < until {
-            self.check_exit().await?;
-            if self
-                .conns_of(node)
+        loop {
+            let up = self
+                .shared
+                .conns
+                .lock()
                 .await
                 .iter()
-                .any(|c| !before.contains(c))
-            {
-                break;
+                .any(|(id, c)| node.is_none_or(|n| c.node == n) && !before.contains(id));
+            if up {
+                return Ok(());
+            }
+            self.check_exit().await?;
+            if Instant::now() >= until {
+                return Ok(());
             }
             tokio::time::sleep(START_POLL).await;
         }
-        Ok(())
     }
 }
 
@@ -399,12 +414,7 @@ impl Session for ClientCmdSession {
                 // Starting a process (a JVM, an interpreter and its imports) is not on the
                 // scenario's timeline: `start` ends when the client has connected (or exited,
                 // or START_WAIT passed), so the next step's clock starts with a running client.
-                let until = Instant::now() + START_WAIT;
-                while self.shared.conns.lock().await.is_empty() && Instant::now() < until {
-                    self.check_exit().await?;
-                    tokio::time::sleep(START_POLL).await;
-                }
-                Ok(())
+                self.await_connection(None, &[]).await
             }
             PeerAction::Disconnect(node) => {
                 let mut conns = self.shared.conns.lock().await;
