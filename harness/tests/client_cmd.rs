@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use kipcheck::adapter::{target_from_spec, AdapterError, TargetOptions};
+use kipcheck::adapter::{target_from_spec, AdapterError, SetupError, TargetOptions};
 use kipcheck::model::SpecProfile;
 use kipcheck::runner::{run_suite, select, Filters, RunOptions, ScenarioResult, Summary};
 use kipcheck::scenario::{load_dir, Capability};
@@ -258,21 +258,40 @@ async fn a_command_without_config_cannot_run_a_scenario_that_configures_its_clie
     assert_eq!(summary.unsupported, 2);
 }
 
+/// The setup error `spec` is refused with (panics if it is not refused so).
+fn setup_error(spec: &str, opts: &TargetOptions) -> SetupError {
+    match target_from_spec(spec, opts) {
+        Err(AdapterError::Setup(e)) => *e,
+        other => panic!("{spec}: expected Setup, got {:?}", other.map(|t| t.name())),
+    }
+}
+
+/// The (option, requirement) of a `SetupError::Misused`.
+fn misused(e: SetupError) -> (&'static str, &'static str) {
+    match e {
+        SetupError::Misused {
+            option,
+            requirement,
+        } => (option, requirement),
+        other => panic!("expected Misused, got {other:?}"),
+    }
+}
+
 #[test]
 fn a_command_without_the_bootstrap_placeholder_is_refused() {
-    match target_from_spec("client-cmd:\"python3 x.py\"", &TargetOptions::default()) {
-        Err(AdapterError::Setup(m)) => assert_eq!(
-            m,
-            "client-cmd: the command must contain {bootstrap} (where the client's bootstrap address goes)"
-        ),
-        other => panic!("expected Setup, got {:?}", other.map(|t| t.name())),
-    }
-    match target_from_spec("client-cmd:", &TargetOptions::default()) {
-        Err(AdapterError::Setup(m)) => assert_eq!(
-            m,
-            "needs a command, e.g. client-cmd:\"python3 client.py {bootstrap}\""
-        ),
-        other => panic!("expected Setup, got {:?}", other.map(|t| t.name())),
+    let opts = TargetOptions::default();
+    assert_eq!(
+        misused(setup_error("client-cmd:\"python3 x.py\"", &opts)),
+        (
+            "client-cmd",
+            "the command must contain {bootstrap} (where the client's bootstrap address goes)"
+        )
+    );
+    match setup_error("client-cmd:", &opts) {
+        SetupError::NeedsCommand { example } => {
+            assert_eq!(example, "client-cmd:\"python3 client.py {bootstrap}\"")
+        }
+        other => panic!("{other:?}"),
     }
 }
 
@@ -377,25 +396,28 @@ fn a_time_scale_outside_0_to_1_or_without_config_is_refused() {
             time_scale: Some(bad),
             ..TargetOptions::default()
         };
-        match target_from_spec(&spec, &opts) {
-            Err(AdapterError::Setup(m)) => assert_eq!(
-                m,
-                format!("--time-scale {bad}: must be more than 0 and at most 1")
-            ),
-            other => panic!("{bad}: expected Setup, got {:?}", other.map(|t| t.name())),
+        match setup_error(&spec, &opts) {
+            e @ SetupError::TimeScale { value } => {
+                assert_eq!(value.to_bits(), bad.to_bits());
+                assert_eq!(
+                    e.to_string(),
+                    format!("--time-scale {bad}: must be more than 0 and at most 1")
+                );
+            }
+            other => panic!("{bad}: {other:?}"),
         }
     }
     let opts = TargetOptions {
         time_scale: Some(0.5),
         ..TargetOptions::default()
     };
-    match target_from_spec("client-cmd:\"x {bootstrap}\"", &opts) {
-        Err(AdapterError::Setup(m)) => assert_eq!(
-            m,
-            "client-cmd: --time-scale needs {config} in the command (the client's timings are scaled through it)"
-        ),
-        other => panic!("expected Setup, got {:?}", other.map(|t| t.name())),
-    }
+    assert_eq!(
+        misused(setup_error("client-cmd:\"x {bootstrap}\"", &opts)),
+        (
+            "client-cmd",
+            "--time-scale needs {config} in the command (the client's timings are scaled through it)"
+        )
+    );
     assert_eq!(
         target_from_spec(&spec, &opts).map(|t| t.time_scale()).ok(),
         Some(0.5)

@@ -14,8 +14,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use kipcheck::adapter::{
-    target_from_spec, AdapterError, ConnOutput, ExecOptions, ExecTarget, FrameEncoding, PeerAction,
-    SessionConfig, Target, TargetOptions,
+    target_from_spec, AdapterError, ConnOutput, Crash, ExecOptions, ExecTarget, FrameEncoding,
+    Moment, PeerAction, ProcessEnd, ProtocolViolation, SessionConfig, SetupError, Target,
+    TargetOptions, TimedOut, Violation, Waiting,
 };
 use kipcheck::codec::{
     self, ApiKey, ProvisionalNumbers, RequestBody, RequestHeader, ResponseBody, ResponseHeader,
@@ -170,7 +171,12 @@ fn registry_builds_exec_targets_and_rejects_an_empty_command() {
     let t = target_from_spec(&spec, &TargetOptions::default()).expect("exec target");
     assert_eq!(t.name(), format!("exec:{}", python_broker()));
     match target_from_spec("exec:", &TargetOptions::default()) {
-        Err(AdapterError::Setup(m)) => assert!(m.contains("needs a command"), "{m}"),
+        Err(AdapterError::Setup(e)) => match *e {
+            SetupError::NeedsCommand { example } => {
+                assert_eq!(example, "exec:\"python3 adapter.py\"")
+            }
+            other => panic!("{other:?}"),
+        },
         other => panic!("expected Setup, got {:?}", other.map(|t| t.name())),
     }
 }
@@ -178,10 +184,23 @@ fn registry_builds_exec_targets_and_rejects_an_empty_command() {
 #[test]
 fn crash_at_start_is_crashed_with_the_stderr_tail() {
     match ExecTarget::start(&misbehave("crash_at_start"), small()) {
-        Err(AdapterError::Crashed(m)) => {
-            assert!(m.contains("exited (exit status: 3)"), "{m}");
-            assert!(m.contains("misbehave: cannot load my configuration"), "{m}");
-        }
+        Err(AdapterError::Crashed(e)) => match *e {
+            Crash::ProcessGone {
+                end: ProcessEnd::Exited(status),
+                moment: Moment::BeforeAnswering,
+                tails,
+                ..
+            } => {
+                assert_eq!(status.code(), Some(3));
+                assert!(
+                    tails
+                        .stderr
+                        .contains("misbehave: cannot load my configuration"),
+                    "{tails:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        },
         other => panic!("expected Crashed, got {:?}", other.map(|t| t.name())),
     }
 }
@@ -189,10 +208,13 @@ fn crash_at_start_is_crashed_with_the_stderr_tail() {
 #[test]
 fn wrong_protocol_version_is_a_protocol_error() {
     match ExecTarget::start(&misbehave("wrong_version"), small()) {
-        Err(AdapterError::Protocol(m)) => assert!(
-            m.contains("the adapter speaks protocol version 99, kipcheck speaks 1"),
-            "{m}"
-        ),
+        Err(AdapterError::Protocol(e)) => match *e {
+            ProtocolViolation {
+                violation: Violation::Version { theirs, ours },
+                ..
+            } => assert_eq!((theirs, ours), (Some(99), 1)),
+            other => panic!("{other:?}"),
+        },
         other => panic!("expected Protocol, got {:?}", other.map(|t| t.name())),
     }
 }
@@ -249,13 +271,22 @@ async fn first_send_error(mode: &str, opts: ExecOptions) -> AdapterError {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn crash_mid_scenario_is_crashed_with_the_stderr_tail() {
     match first_send_error("crash_mid", small()).await {
-        AdapterError::Crashed(m) => {
-            assert!(m.contains("exited (exit status: 4)"), "{m}");
-            assert!(
-                m.contains("misbehave: about to misbehave (crash_mid)"),
-                "{m}"
-            );
-        }
+        AdapterError::Crashed(e) => match *e {
+            Crash::ProcessGone {
+                end: ProcessEnd::Exited(status),
+                tails,
+                ..
+            } => {
+                assert_eq!(status.code(), Some(4));
+                assert!(
+                    tails
+                        .stderr
+                        .contains("misbehave: about to misbehave (crash_mid)"),
+                    "{tails:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        },
         e => panic!("expected Crashed, got {e:?}"),
     }
 }
@@ -263,10 +294,13 @@ async fn crash_mid_scenario_is_crashed_with_the_stderr_tail() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn garbage_is_a_protocol_error() {
     match first_send_error("garbage", small()).await {
-        AdapterError::Protocol(m) => {
-            assert!(m.contains("wrote a line that is not JSON"), "{m}");
-            assert!(m.contains("\"this is not JSON\""), "{m}");
-        }
+        AdapterError::Protocol(e) => match *e {
+            ProtocolViolation {
+                violation: Violation::NotJson { line, .. },
+                ..
+            } => assert_eq!(line, "this is not JSON"),
+            other => panic!("{other:?}"),
+        },
         e => panic!("expected Protocol, got {e:?}"),
     }
 }
@@ -274,10 +308,13 @@ async fn garbage_is_a_protocol_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_message_of_the_wrong_type_is_a_protocol_error() {
     match first_send_error("wrong_type", small()).await {
-        AdapterError::Protocol(m) => assert!(
-            m.contains("expected ok, unsupported or error in reply to send"),
-            "{m}"
-        ),
+        AdapterError::Protocol(e) => match *e {
+            ProtocolViolation {
+                violation: Violation::UnexpectedReply { sent, .. },
+                ..
+            } => assert_eq!(sent, "send"),
+            other => panic!("{other:?}"),
+        },
         e => panic!("expected Protocol, got {e:?}"),
     }
 }
@@ -285,9 +322,13 @@ async fn a_message_of_the_wrong_type_is_a_protocol_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_over_long_line_is_a_protocol_error() {
     match first_send_error("long_line", small()).await {
-        AdapterError::Protocol(m) => {
-            assert!(m.contains("wrote a line longer than 65536 bytes"), "{m}")
-        }
+        AdapterError::Protocol(e) => match *e {
+            ProtocolViolation {
+                violation: Violation::LineTooLong { max },
+                ..
+            } => assert_eq!(max, 65536),
+            other => panic!("{other:?}"),
+        },
         e => panic!("expected Protocol, got {e:?}"),
     }
 }
@@ -313,10 +354,23 @@ async fn silence_times_out_and_the_process_group_is_killed() {
     };
     let mode = format!("silent {}", pidfile.display());
     match first_send_error(&mode, opts).await {
-        AdapterError::Timeout(m) => {
-            assert!(m.contains("gave no answer within 3000 ms"), "{m}");
-            assert!(m.contains("misbehave: about to misbehave (silent)"), "{m}");
-        }
+        AdapterError::Timeout(e) => match *e {
+            TimedOut::Process {
+                waiting: Waiting::Answer,
+                ms,
+                tails,
+                ..
+            } => {
+                assert_eq!(ms, 3000);
+                assert!(
+                    tails
+                        .stderr
+                        .contains("misbehave: about to misbehave (silent)"),
+                    "{tails:?}"
+                );
+            }
+            other => panic!("{other:?}"),
+        },
         e => panic!("expected Timeout, got {e:?}"),
     }
     // The session was dropped with the error: its grandchild `sleep` must go too.
@@ -430,12 +484,13 @@ async fn advance_until_request_stops_the_virtual_clock_at_the_request() {
 async fn a_clock_moved_past_the_advance_is_a_protocol_error() {
     let mut session = open_session("overshoot", small(), FrameEncoding::Json).await;
     match bounded(session.advance(10)).await {
-        Err(AdapterError::Protocol(m)) => {
-            assert!(
-                m.contains("advance by 10 ms from 0 moved the clock to 11"),
-                "{m}"
-            )
-        }
+        Err(AdapterError::Protocol(e)) => match *e {
+            ProtocolViolation {
+                violation: Violation::Overshot { ms, start, now },
+                ..
+            } => assert_eq!((ms, start, now), (10, 0, 11)),
+            other => panic!("{other:?}"),
+        },
         other => panic!("expected Protocol, got {other:?}"),
     }
 }

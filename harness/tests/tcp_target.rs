@@ -229,7 +229,7 @@ mod topics {
     use std::sync::{Arc, Mutex};
 
     use kipcheck::adapter::tcp::{prepare_topics, AdvertisedApi, Probe};
-    use kipcheck::adapter::AdapterError;
+    use kipcheck::adapter::{AdapterError, SetupError, Unsupported};
     use kipcheck::codec::create_topics_response::CreatableTopicResult;
     use kipcheck::codec::delete_topics_response::DeletableTopicResult;
     use kipcheck::codec::limits::DEFAULT_MAX_FRAME_SIZE;
@@ -426,14 +426,31 @@ mod topics {
         let err = prepare_topics(&addr, &probe(), &numbers, &topics())
             .await
             .unwrap_err();
-        let AdapterError::Setup(msg) = err else {
+        let AdapterError::Setup(e) = err else {
             panic!("{err:?}");
         };
+        let SetupError::Topic {
+            api,
+            topic,
+            code,
+            message,
+        } = *e
+        else {
+            panic!("{e:?}");
+        };
+        assert_eq!(
+            (api, topic.as_str(), code),
+            (
+                "CreateTopics",
+                "orders",
+                ErrorCode::INVALID_REPLICATION_FACTOR
+            )
+        );
         assert!(
-            msg.contains("CreateTopics of \"orders\"")
-                && msg.contains("INVALID_REPLICATION_FACTOR")
-                && msg.contains("scripted refusal"),
-            "{msg}"
+            message
+                .as_deref()
+                .is_some_and(|m| m.contains("scripted refusal")),
+            "{message:?}"
         );
     }
 
@@ -446,6 +463,9 @@ mod topics {
         let err = prepare_topics("127.0.0.1:9", &p, &ProvisionalNumbers::default(), &topics())
             .await
             .unwrap_err();
-        assert!(matches!(err, AdapterError::Unsupported(_)), "{err:?}");
+        assert!(
+            matches!(&err, AdapterError::Unsupported(u) if matches!(**u, Unsupported::NoTopicApis)),
+            "{err:?}"
+        );
     }
 }

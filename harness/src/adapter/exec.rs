@@ -20,6 +20,7 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use super::error::{Crash, SetupError, Unsupported, Violation};
 use super::exec_process::{ExecOptions, ExecProcess};
 use super::target::{
     AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
@@ -56,22 +57,27 @@ struct Hello {
     encoding: FrameEncoding,
 }
 
+/// An `error` reply to a step.
+fn crashed(message: String) -> AdapterError {
+    Crash::Reported { message }.into()
+}
+
 /// Reads and checks a `hello`.
 async fn read_hello(p: &mut ExecProcess) -> Result<Hello, AdapterError> {
     let v = p.read().await?;
     if v.get("type").and_then(Value::as_str) != Some("hello") {
-        return Err(p.protocol_error(format!("expected a hello first, got {v}")));
+        return Err(p.protocol_error(Violation::NoHello { got: v.to_string() }));
     }
     match v.get("protocol").and_then(Value::as_u64) {
         Some(PROTOCOL_VERSION) => {}
-        other => {
-            return Err(p.protocol_error(format!(
-                "the adapter speaks protocol version {}, kipcheck speaks {PROTOCOL_VERSION}",
-                other.map_or("(none)".to_string(), |n| n.to_string())
-            )))
+        theirs => {
+            return Err(p.protocol_error(Violation::Version {
+                theirs,
+                ours: PROTOCOL_VERSION,
+            }))
         }
     }
-    serde_json::from_value(v).map_err(|e| p.protocol_error(format!("invalid hello: {e}")))
+    serde_json::from_value(v).map_err(|e| p.protocol_error(Violation::InvalidHello(e)))
 }
 
 /// A subprocess implementation under test.
@@ -97,9 +103,9 @@ impl ExecTarget {
                 read_hello(&mut p).await
             })
         });
-        let hello = probe
-            .join()
-            .map_err(|_| AdapterError::Crashed("the hello probe thread panicked".into()))??;
+        let hello = probe.join().map_err(|_| Crash::Internal {
+            what: "the hello probe thread",
+        })??;
         Ok(Self {
             command: command.to_owned(),
             opts,
@@ -131,10 +137,10 @@ impl Target for ExecTarget {
         let mut process = ExecProcess::spawn(&self.command, &self.opts)?;
         let hello = read_hello(&mut process).await?;
         if hello != self.hello {
-            return Err(process.protocol_error(format!(
-                "the hello changed between processes: first {:?}, now {hello:?}",
-                self.hello
-            )));
+            return Err(process.protocol_error(Violation::HelloChanged {
+                first: format!("{:?}", self.hello),
+                now: format!("{hello:?}"),
+            }));
         }
         let mut session = ExecSession {
             process,
@@ -166,7 +172,9 @@ impl Target for ExecTarget {
             "profile": config.profile,
             "broker_definitions": broker_definitions,
         });
-        session.call(open, AdapterError::Setup).await?;
+        session
+            .call(open, |message| SetupError::Refused { message }.into())
+            .await?;
         Ok(Box::new(session))
     }
 }
@@ -276,21 +284,25 @@ impl ExecSession {
             Some("ok") => {}
             Some("unsupported") => {
                 let reason = reply.get("reason").and_then(Value::as_str).unwrap_or("");
-                return Err(AdapterError::Unsupported(reason.to_owned()));
+                let reason = reason.to_owned();
+                return Err(Unsupported::Declared { reason }.into());
             }
             Some("error") => {
                 let m = reply.get("message").and_then(Value::as_str).unwrap_or("");
-                return Err(on_error(format!("the adapter reported an error: {m}")));
+                return Err(on_error(m.to_owned()));
             }
             _ => {
-                return Err(self.process.protocol_error(format!(
-                    "expected ok, unsupported or error in reply to {sent_type}, got {reply}"
-                )))
+                return Err(self.process.protocol_error(Violation::UnexpectedReply {
+                    sent: sent_type,
+                    reply: reply.to_string(),
+                }))
             }
         }
-        let ok: OkReply = serde_json::from_value(reply).map_err(|e| {
-            self.process
-                .protocol_error(format!("invalid ok reply to {sent_type}: {e}"))
+        let ok: OkReply = serde_json::from_value(reply).map_err(|source| {
+            self.process.protocol_error(Violation::InvalidOk {
+                sent: sent_type.clone(),
+                source,
+            })
         })?;
         self.absorb(&sent_type, ok)
     }
@@ -298,10 +310,11 @@ impl ExecSession {
     fn absorb(&mut self, sent_type: &str, ok: OkReply) -> Result<(), AdapterError> {
         if let Some(t) = ok.now_ms {
             if t < self.now {
-                return Err(self.process.protocol_error(format!(
-                    "now_ms went backwards in reply to {sent_type}: {t} < {}",
-                    self.now
-                )));
+                return Err(self.process.protocol_error(Violation::ClockBackwards {
+                    sent: sent_type.to_owned(),
+                    now: t,
+                    before: self.now,
+                }));
             }
             self.now = t;
         }
@@ -334,10 +347,8 @@ impl ExecSession {
     }
 
     fn base64_frame(&self, text: &str) -> Result<Vec<u8>, AdapterError> {
-        B64.decode(text).map_err(|e| {
-            self.process
-                .protocol_error(format!("frame is not base64: {e}"))
-        })
+        B64.decode(text)
+            .map_err(|e| self.process.protocol_error(Violation::Base64(e)))
     }
 
     /// The (key, version, correlation id, body) of a JSON-form frame, or an error naming
@@ -345,15 +356,15 @@ impl ExecSession {
     fn json_parts<'a>(
         &self,
         w: &'a WireFrame,
-        what: &str,
+        what: &'static str,
     ) -> Result<(ApiKey, i16, i32, &'a Value), AdapterError> {
         match (w.api_key, w.version, w.correlation_id, &w.body) {
             (Some(k), Some(v), Some(c), Some(b)) => {
                 Ok((self.numbers.canonical_api_key(ApiKey(k)), v, c, b))
             }
-            _ => Err(self.process.protocol_error(format!(
-                "a {what} needs either frame or api_key, version, correlation_id and body"
-            ))),
+            _ => Err(self
+                .process
+                .protocol_error(Violation::IncompleteFrame { what })),
         }
     }
 
@@ -363,18 +374,24 @@ impl ExecSession {
         }
         let (key, version, correlation_id, body) = self.json_parts(w, "response")?;
         let name = ResponseBody::info(key).map(|i| i.name).ok_or_else(|| {
-            self.process
-                .protocol_error(format!("response for unknown API key {}", key.0))
+            self.process.protocol_error(Violation::UnknownApiKey {
+                what: "response",
+                key: key.0,
+            })
         })?;
         let body = typed_body::<ResponseBody>(name, Some(body), &self.numbers)
-            .map_err(|e| self.process.protocol_error(e.to_string()))?;
+            .map_err(|e| self.process.protocol_error(Violation::Body(e)))?;
         let header = ResponseHeader {
             correlation_id,
             ..Default::default()
         };
-        codec::encode_response_frame(&header, &body, version).map_err(|e| {
-            self.process
-                .protocol_error(format!("{name} v{version} response does not encode: {e}"))
+        codec::encode_response_frame(&header, &body, version).map_err(|source| {
+            self.process.protocol_error(Violation::Encode {
+                api: name,
+                version,
+                what: "response",
+                source,
+            })
         })
     }
 
@@ -384,20 +401,26 @@ impl ExecSession {
         }
         let (key, version, correlation_id, body) = self.json_parts(w, "request")?;
         let name = RequestBody::info(key).map(|i| i.name).ok_or_else(|| {
-            self.process
-                .protocol_error(format!("request for unknown API key {}", key.0))
+            self.process.protocol_error(Violation::UnknownApiKey {
+                what: "request",
+                key: key.0,
+            })
         })?;
         let body = typed_body::<RequestBody>(name, Some(body), &self.numbers)
-            .map_err(|e| self.process.protocol_error(e.to_string()))?;
+            .map_err(|e| self.process.protocol_error(Violation::Body(e)))?;
         let header = RequestHeader {
             request_api_version: version,
             correlation_id,
             client_id: w.client_id.clone().map(Into::into),
             ..Default::default()
         };
-        codec::encode_request_frame(&header, &body, &self.numbers).map_err(|e| {
-            self.process
-                .protocol_error(format!("{name} v{version} request does not encode: {e}"))
+        codec::encode_request_frame(&header, &body, &self.numbers).map_err(|source| {
+            self.process.protocol_error(Violation::Encode {
+                api: name,
+                version,
+                what: "request",
+                source,
+            })
         })
     }
 
@@ -461,12 +484,13 @@ impl ExecSession {
         if let Some(u) = until {
             m["until"] = Value::from(u);
         }
-        self.call(m, AdapterError::Crashed).await?;
+        self.call(m, crashed).await?;
         if self.now > target {
-            return Err(self.process.protocol_error(format!(
-                "advance by {ms} ms from {start} moved the clock to {}",
-                self.now
-            )));
+            return Err(self.process.protocol_error(Violation::Overshot {
+                ms,
+                start,
+                now: self.now,
+            }));
         }
         let stopped_early = match until {
             Some("request") => !self.requests.is_empty(),
@@ -505,7 +529,7 @@ fn peer_message(action: &PeerAction) -> Value {
 impl Session for ExecSession {
     async fn send(&mut self, conn: u32, frame: Vec<u8>) -> Result<(), AdapterError> {
         let m = self.send_message(conn, &frame);
-        self.call(m, AdapterError::Crashed).await
+        self.call(m, crashed).await
     }
 
     async fn recv(&mut self, conn: u32, _wait_ms: u64) -> Result<Option<ConnOutput>, AdapterError> {
@@ -522,8 +546,7 @@ impl Session for ExecSession {
             }
             _ => {}
         }
-        self.call(peer_message(&action), AdapterError::Crashed)
-            .await
+        self.call(peer_message(&action), crashed).await
     }
 
     async fn next_request(&mut self, within_ms: u64) -> Result<Option<OutRequest>, AdapterError> {
@@ -544,7 +567,7 @@ impl Session for ExecSession {
 
     async fn respond(&mut self, node: i32, frame: Vec<u8>) -> Result<(), AdapterError> {
         let m = self.respond_message(node, &frame);
-        self.call(m, AdapterError::Crashed).await
+        self.call(m, crashed).await
     }
 
     async fn next_release(&mut self, within_ms: u64) -> Result<Option<(u64, u64)>, AdapterError> {

@@ -11,7 +11,10 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
-use super::target::AdapterError;
+use super::error::{
+    AdapterError, Crash, Moment, ProcessEnd, ProtocolViolation, SetupError, Tails, TimedOut,
+    Violation, Waiting,
+};
 use crate::child::{kill_group, shell, spawn_async, StderrTail};
 
 /// Bounds of one `exec:` process.
@@ -54,7 +57,10 @@ impl ExecProcess {
         let (Some(stdin), Some(stdout), Some(err)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
-            return Err(AdapterError::Setup("child pipes missing".into()));
+            return Err(SetupError::PipesMissing {
+                command: command.to_owned(),
+            }
+            .into());
         };
         let stderr = StderrTail::default();
         let stderr_task = stderr.capture(err, opts.stderr_tail_bytes);
@@ -70,37 +76,60 @@ impl ExecProcess {
         })
     }
 
-    /// `message` followed by the stderr tail (if any), for an error.
-    fn with_stderr(&self, message: String) -> String {
-        let tail = self.stderr.text();
-        if tail.is_empty() {
-            message
-        } else {
-            format!("{message}; stderr tail:\n{tail}")
+    /// Its stderr tail (it has no stdout tail: stdout is the protocol).
+    fn tails(&self) -> Tails {
+        Tails {
+            stderr: self.stderr.text(),
+            stdout: String::new(),
         }
     }
 
     /// The process died or closed stdout: the error says how, with the stderr tail.
-    async fn crashed(&mut self, what: &str) -> AdapterError {
+    async fn crashed(&mut self, moment: Moment) -> AdapterError {
         // Give the process a moment to finish exiting and its stderr to drain, bounded.
         let status = tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await;
         if let Some(task) = self.stderr_task.take() {
             let _ = tokio::time::timeout(Duration::from_millis(200), task).await;
         }
-        let how = match status {
-            Ok(Ok(s)) => format!("exited ({s})"),
-            _ => "closed its stdout".to_owned(),
+        let end = match status {
+            Ok(Ok(s)) => ProcessEnd::Exited(s),
+            _ => ProcessEnd::ClosedStdout,
         };
-        AdapterError::Crashed(self.with_stderr(format!("{:?} {how} {what}", self.command)))
+        Crash::ProcessGone {
+            who: "adapter",
+            command: self.command.clone(),
+            end,
+            moment,
+            tails: self.tails(),
+        }
+        .into()
+    }
+
+    fn timed_out(&self, waiting: Waiting, bound: Duration) -> AdapterError {
+        TimedOut::Process {
+            who: "adapter",
+            command: self.command.clone(),
+            waiting,
+            ms: u64::try_from(bound.as_millis()).unwrap_or(u64::MAX),
+            tails: self.tails(),
+        }
+        .into()
     }
 
     /// Writes one message as a line.
     pub(crate) async fn write(&mut self, message: &Value) -> Result<(), AdapterError> {
         let mut line = serde_json::to_vec(message)
-            .map_err(|e| AdapterError::Protocol(format!("cannot serialize a message: {e}")))?;
+            .map_err(|e| self.protocol_error(Violation::Serialize(e)))?;
         line.push(b'\n');
         let Some(stdin) = self.stdin.as_mut() else {
-            return Err(self.crashed("(stdin already closed)").await);
+            return Err(Crash::ProcessGone {
+                who: "adapter",
+                command: self.command.clone(),
+                end: ProcessEnd::StdinAlreadyClosed,
+                moment: Moment::Writing,
+                tails: self.tails(),
+            }
+            .into());
         };
         let write = async {
             stdin.write_all(&line).await?;
@@ -108,12 +137,8 @@ impl ExecProcess {
         };
         match tokio::time::timeout(self.opts.call_timeout, write).await {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(_)) => Err(self.crashed("while kipcheck was writing to it").await),
-            Err(_) => Err(AdapterError::Timeout(self.with_stderr(format!(
-                "{:?} did not read its stdin within {} ms",
-                self.command,
-                self.opts.call_timeout.as_millis()
-            )))),
+            Ok(Err(_)) => Err(self.crashed(Moment::Writing).await),
+            Err(_) => Err(self.timed_out(Waiting::Read, self.opts.call_timeout)),
         }
     }
 
@@ -123,42 +148,33 @@ impl ExecProcess {
         let timeout = self.opts.call_timeout;
         let read = read_capped_line(&mut self.stdout, max);
         let line = match tokio::time::timeout(timeout, read).await {
-            Err(_) => {
-                return Err(AdapterError::Timeout(self.with_stderr(format!(
-                    "{:?} gave no answer within {} ms",
-                    self.command,
-                    timeout.as_millis()
-                ))))
-            }
-            Ok(Err(LineError::Eof)) => return Err(self.crashed("before answering").await),
+            Err(_) => return Err(self.timed_out(Waiting::Answer, timeout)),
+            Ok(Err(LineError::Eof)) => return Err(self.crashed(Moment::BeforeAnswering).await),
             Ok(Err(LineError::TooLong)) => {
-                return Err(AdapterError::Protocol(self.with_stderr(format!(
-                    "{:?} wrote a line longer than {max} bytes",
-                    self.command
-                ))))
+                return Err(self.protocol_error(Violation::LineTooLong { max }))
             }
             Ok(Err(LineError::Io(e))) => return Err(AdapterError::Io(e)),
             Ok(Ok(line)) => line,
         };
-        let value: Value = serde_json::from_slice(&line).map_err(|e| {
-            let shown: String = String::from_utf8_lossy(&line).chars().take(200).collect();
-            AdapterError::Protocol(self.with_stderr(format!(
-                "{:?} wrote a line that is not JSON ({e}): {shown:?}",
-                self.command
-            )))
+        let value: Value = serde_json::from_slice(&line).map_err(|source| {
+            let line = String::from_utf8_lossy(&line).chars().take(200).collect();
+            self.protocol_error(Violation::NotJson { line, source })
         })?;
         if !value.is_object() {
-            return Err(AdapterError::Protocol(self.with_stderr(format!(
-                "{:?} wrote JSON that is not an object: {value}",
-                self.command
-            ))));
+            let value = value.to_string();
+            return Err(self.protocol_error(Violation::NotObject { value }));
         }
         Ok(value)
     }
 
     /// A protocol violation, with the stderr tail.
-    pub(crate) fn protocol_error(&self, message: String) -> AdapterError {
-        AdapterError::Protocol(self.with_stderr(message))
+    pub(crate) fn protocol_error(&self, violation: Violation) -> AdapterError {
+        ProtocolViolation {
+            command: self.command.clone(),
+            violation,
+            tails: self.tails(),
+        }
+        .into()
     }
 
     /// Closes stdin and kills the whole process group.
@@ -187,8 +203,13 @@ pub(crate) fn spawn_group(
     command: &str,
     stdin: Stdio,
 ) -> Result<(Child, Option<i32>), AdapterError> {
-    spawn_async(shell(command), stdin)
-        .map_err(|e| AdapterError::Setup(format!("cannot start {command:?}: {e}")))
+    spawn_async(shell(command), stdin).map_err(|source| {
+        SetupError::Spawn {
+            command: command.to_owned(),
+            source,
+        }
+        .into()
+    })
 }
 
 /// Why no line was read.

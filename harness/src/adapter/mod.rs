@@ -2,6 +2,7 @@
 //! the targets kipcheck ships (the in-process reference model first).
 
 pub mod client_cmd;
+pub mod error;
 pub mod exec;
 pub(crate) mod exec_process;
 pub mod metadata_log;
@@ -15,6 +16,10 @@ pub mod target;
 pub mod tcp;
 
 pub use client_cmd::{ClientCmdSession, ClientCmdTarget, BOOTSTRAP_PLACEHOLDER};
+pub use error::{
+    AdapterError, ClientFault, Crash, Moment, ProcessEnd, ProtocolViolation, SetupError, Tails,
+    TimedOut, Unsupported, Violation, Waiting,
+};
 pub use exec::{ExecSession, ExecTarget, FrameEncoding, PROTOCOL_VERSION};
 pub use exec_process::ExecOptions;
 pub use mutant::{MutantTarget, MUTANT_PREFIX};
@@ -24,7 +29,7 @@ pub use recording::{RecordedFrame, RecordingTarget};
 pub use reference::{ReferenceSession, ReferenceTarget};
 pub use registry::{target_from_spec, TARGET_KINDS};
 pub use target::{
-    unclaimable_live, AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session,
-    SessionConfig, Target, TargetOptions, EMULATED_CONTROLLER_NODE,
+    unclaimable_live, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig,
+    Target, TargetOptions, EMULATED_CONTROLLER_NODE,
 };
 pub use tcp::{ProbeError, ProbeStage, TcpSession, TcpTarget};

@@ -4,6 +4,7 @@
 
 use async_trait::async_trait;
 
+use super::error::SetupError;
 use super::reference::{reference_capabilities, ReferenceSession};
 use super::target::{AdapterError, Capabilities, Session, SessionConfig, Target};
 use crate::model::{Fault, Faults};
@@ -25,10 +26,11 @@ impl MutantTarget {
         Fault::from_name(name)
             .map(|fault| Self { fault })
             .ok_or_else(|| {
-                AdapterError::Setup(format!(
-                    "unknown mutant {name:?} (available: {})",
-                    Fault::names()
-                ))
+                SetupError::UnknownMutant {
+                    name: name.to_owned(),
+                    available: Fault::names(),
+                }
+                .into()
             })
     }
 }

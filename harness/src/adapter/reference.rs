@@ -12,6 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use async_trait::async_trait;
 use serde_json::Value;
 
+use super::error::{Crash, SetupError, Unsupported};
 use super::target::{
     AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
     EMULATED_CONTROLLER_NODE,
@@ -98,7 +99,6 @@ impl ReferenceSession {
             roles,
             ..
         } = config;
-        let setup_err = |e: &dyn std::fmt::Display| AdapterError::Setup(e.to_string());
         let mut cluster = Cluster::new();
         if !faults.is_empty() {
             cluster = cluster.unchecked();
@@ -115,14 +115,13 @@ impl ReferenceSession {
             } else {
                 ClientModel::new(c.client_type, c.config.clone(), &profile, seed)
             };
-            cluster =
-                cluster.with_client(m.map_err(|e| setup_err(&e))?.with_faults(faults.clone()));
+            cluster = cluster.with_client(m.map_err(SetupError::from)?.with_faults(faults.clone()));
         }
         if roles.contains(&Role::Broker) {
             let b = setup.broker.clone().unwrap_or_default();
             cluster = cluster.with_broker(
                 BrokerModel::new(b.settings(BROKER_NODE), &profile)
-                    .map_err(|e| setup_err(&e))?
+                    .map_err(SetupError::from)?
                     .with_faults(faults.clone()),
             );
         }
@@ -132,10 +131,8 @@ impl ReferenceSession {
                 defs.broker.extend(c.definitions.clone());
                 for v in &c.mv_validators {
                     if !defs.broker.contains_key(&v.key) && !defs.topic.contains_key(&v.key) {
-                        return Err(AdapterError::Setup(format!(
-                            "mv_validators: no definition named {:?}",
-                            v.key
-                        )));
+                        let key = v.key.clone();
+                        return Err(SetupError::UnknownDefinition { key }.into());
                     }
                     defs = defs.with_mv_validator(&v.key, v.level, v.validator.clone());
                 }
@@ -147,9 +144,7 @@ impl ReferenceSession {
                 );
             }
             _ if roles.contains(&Role::Controller) => {
-                return Err(AdapterError::Setup(
-                    "a controller scenario needs setup.controller".into(),
-                ))
+                return Err(SetupError::MissingSetup { role: "controller" }.into())
             }
             _ => {}
         }
@@ -181,8 +176,12 @@ impl ReferenceSession {
                 ..Default::default()
             };
             self.next_correlation += 1;
-            let frame = codec::encode_request_frame(&header, &out.body, &self.numbers)
-                .map_err(|e| AdapterError::Crashed(format!("{:?} request: {e}", out.from)))?;
+            let frame = codec::encode_request_frame(&header, &out.body, &self.numbers).map_err(
+                |source| Crash::ModelEncode {
+                    from: format!("{:?}", out.from),
+                    source,
+                },
+            )?;
             self.requests.push_back(OutRequest {
                 node: out.node,
                 frame,
@@ -303,16 +302,10 @@ impl ReferenceSession {
 /// unsupported; anything else is the reference's own failure.
 fn cluster_error(e: ClusterError) -> AdapterError {
     match e {
-        ClusterError::NoClient => {
-            AdapterError::Unsupported("no client in this scenario (roles/setup.client)".into())
-        }
-        ClusterError::NoBroker { .. } => {
-            AdapterError::Unsupported("no broker in this scenario".into())
-        }
-        ClusterError::NoController => {
-            AdapterError::Unsupported("no controller in this scenario".into())
-        }
-        other => AdapterError::Crashed(other.to_string()),
+        ClusterError::NoClient => Unsupported::NoRole { role: "client" }.into(),
+        ClusterError::NoBroker { .. } => Unsupported::NoRole { role: "broker" }.into(),
+        ClusterError::NoController => Unsupported::NoRole { role: "controller" }.into(),
+        other => Crash::Model(other).into(),
     }
 }
 
@@ -395,9 +388,7 @@ impl Session for ReferenceSession {
 
     async fn respond(&mut self, node: i32, frame: Vec<u8>) -> Result<(), AdapterError> {
         let Some(awaited) = self.cluster.awaited(node) else {
-            return Err(AdapterError::Unsupported(format!(
-                "no request from the target to node {node} awaits an answer"
-            )));
+            return Err(Unsupported::NothingToAnswer { node }.into());
         };
         let decoded = codec::decode_response_frame(
             &frame,
@@ -405,9 +396,7 @@ impl Session for ReferenceSession {
             awaited.api_key,
             awaited.api_version,
         )
-        .map_err(|e| {
-            AdapterError::Crashed(format!("kipcheck's own response does not decode: {e}"))
-        })?;
+        .map_err(Crash::OwnResponse)?;
         self.drive(|c| c.answer(node, decoded.body).map(drop))
     }
 

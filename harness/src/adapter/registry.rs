@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::client_cmd::ClientCmdTarget;
+use super::error::SetupError;
 use super::exec::ExecTarget;
 use super::exec_process::ExecOptions;
 use super::mutant::{MutantTarget, MUTANT_PREFIX};
@@ -21,10 +22,12 @@ pub fn target_from_spec(spec: &str, opts: &TargetOptions) -> Result<Arc<dyn Targ
     if let Some(addr) = spec.strip_prefix("tcp://") {
         return Ok(Arc::new(TcpTarget::new(addr, opts)?));
     }
-    if let Some(host) = &opts.policy_host {
-        return Err(AdapterError::Setup(format!(
-            "--policy-host {host}: only a tcp:// broker target is hosted a policy"
-        )));
+    if opts.policy_host.is_some() {
+        return Err(SetupError::Misused {
+            option: "--policy-host",
+            requirement: "only a tcp:// broker target is hosted a policy",
+        }
+        .into());
     }
     if let Some(rest) = spec.strip_prefix("client-cmd:") {
         let command = unquote_command(rest, "client-cmd:\"python3 client.py {bootstrap}\"")?;
@@ -45,9 +48,11 @@ pub fn target_from_spec(spec: &str, opts: &TargetOptions) -> Result<Arc<dyn Targ
         s if s.starts_with(MUTANT_PREFIX) => Ok(Arc::new(MutantTarget::from_name(
             &s[MUTANT_PREFIX.len()..],
         )?)),
-        other => Err(AdapterError::Setup(format!(
-            "unknown target {other:?} (available: {TARGET_KINDS})"
-        ))),
+        other => Err(SetupError::UnknownTarget {
+            spec: other.to_owned(),
+            available: TARGET_KINDS,
+        }
+        .into()),
     }
 }
 
@@ -60,9 +65,10 @@ fn unquote_command<'a>(rest: &'a str, example: &str) -> Result<&'a str, AdapterE
         .unwrap_or(rest)
         .trim();
     if unquoted.is_empty() {
-        return Err(AdapterError::Setup(format!(
-            "needs a command, e.g. {example}"
-        )));
+        return Err(SetupError::NeedsCommand {
+            example: example.to_owned(),
+        }
+        .into());
     }
     Ok(unquoted)
 }

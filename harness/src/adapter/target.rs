@@ -7,6 +7,7 @@
 use async_trait::async_trait;
 use serde_json::Value;
 
+pub use super::error::AdapterError;
 use crate::model::SpecProfile;
 use crate::scenario::{Capability, Role, Setup};
 
@@ -56,30 +57,6 @@ pub struct TargetOptions {
     /// controller listener itself) whose KRaft metadata log kipcheck reads as an observer
     /// (`--metadata-log`): `record_appended` observations (docs/live-targets.md).
     pub metadata_log: Option<String>,
-}
-
-/// Why the target could not be driven (not a finding: a finding is a wrong answer).
-#[derive(Debug, thiserror::Error)]
-pub enum AdapterError {
-    /// The target could not be started or set up as the scenario asks.
-    #[error("target setup failed: {0}")]
-    Setup(String),
-    /// The target process or connection failed.
-    #[error("target failed: {0}")]
-    Crashed(String),
-    /// The step is not possible on this target.
-    #[error("not supported by the target: {0}")]
-    Unsupported(String),
-    /// The target broke its adapter protocol (e.g. `exec:`: invalid JSON, a message of the
-    /// wrong type, an over-long line, an unsupported protocol version).
-    #[error("target broke the adapter protocol: {0}")]
-    Protocol(String),
-    /// The target gave no answer within the wall-clock bound.
-    #[error("target timed out: {0}")]
-    Timeout(String),
-    /// I/O.
-    #[error("I/O: {0}")]
-    Io(#[from] std::io::Error),
 }
 
 /// What the target did on one of kipcheck's connections to it.

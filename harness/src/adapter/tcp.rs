@@ -9,7 +9,7 @@
 //! `--policy-host`, a broker's policy calls come through [`PolicyHost`] (its verdict set per
 //! scenario, its calls reported as `policy_invoked` events). This module judges nothing.
 
-use std::collections::BTreeMap;
+use std::collections::{btree_map, BTreeMap};
 use std::io::{Read, Write};
 use std::net::ToSocketAddrs;
 use std::sync::Arc;
@@ -22,6 +22,7 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
+use super::error::{Crash, SetupError, TimedOut, Unsupported};
 use super::metadata_log::MetadataLogReader;
 use super::policy_host::{PolicyHost, PolicyScope};
 use super::target::{
@@ -290,26 +291,31 @@ impl TcpTarget {
     pub fn new(addr: &str, opts: &TargetOptions) -> Result<Self, AdapterError> {
         let role = opts.role.unwrap_or(Role::Broker);
         if role == Role::Client {
-            return Err(AdapterError::Setup(
-                "tcp:// drives a broker or controller; drive a live client with client-cmd:".into(),
-            ));
+            return Err(SetupError::Misused {
+                option: "tcp://",
+                requirement: "drives a broker or controller; drive a live client with client-cmd:",
+            }
+            .into());
         }
         if opts.metadata_log.is_some() && role != Role::Controller {
-            return Err(AdapterError::Setup(
-                "--metadata-log reads a KRaft controller's log: it needs --role controller".into(),
-            ));
+            return Err(SetupError::Misused {
+                option: "--metadata-log",
+                requirement: "reads a KRaft controller's log, so it needs --role controller",
+            }
+            .into());
         }
         let readings = opts.readings.clone().unwrap_or_default();
         let numbers = readings.provisional;
         let policy_host = match &opts.policy_host {
             Some(_) if role != Role::Broker => {
-                return Err(AdapterError::Setup(
-                    "--policy-host hosts a broker's ClientConfigPolicy: it needs --role broker"
-                        .into(),
-                ))
+                return Err(SetupError::Misused {
+                    option: "--policy-host",
+                    requirement: "hosts a broker's ClientConfigPolicy, so it needs --role broker",
+                }
+                .into())
             }
             Some(addr) => Some(std::sync::Arc::new(
-                PolicyHost::bind(addr).map_err(|e| AdapterError::Setup(e.to_string()))?,
+                PolicyHost::bind(addr).map_err(SetupError::PolicyHost)?,
             )),
             None => None,
         };
@@ -433,11 +439,12 @@ impl Target for TcpTarget {
 
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
         if let Err(e) = &self.probe {
-            return Err(AdapterError::Crashed(format!("target unreachable: {e}")));
+            let reason = e.to_string();
+            return Err(Crash::ProbeFailed { reason }.into());
         }
         let needs_policy = config.setup.broker.is_some();
         if let Some(reason) = self.setup_mismatch(&config, needs_policy) {
-            return Err(AdapterError::Unsupported(reason));
+            return Err(Unsupported::Setup { reason }.into());
         }
         let mut exclusive = None;
         let mut policy = None;
@@ -495,7 +502,7 @@ async fn exchange(
     correlation_id: i32,
     body: RequestBody,
 ) -> Result<ResponseBody, AdapterError> {
-    let name = key.name().unwrap_or("request");
+    let api = key.name().unwrap_or("request");
     let header = RequestHeader {
         request_api_key: key.0,
         request_api_version: version,
@@ -503,11 +510,16 @@ async fn exchange(
         client_id: Some("kipcheck-setup".into()),
         ..Default::default()
     };
-    let frame = codec::encode_request_frame(&header, &body, numbers)
-        .map_err(|e| AdapterError::Setup(format!("{name} v{version}: {e}")))?;
+    let frame = codec::encode_request_frame(&header, &body, numbers).map_err(|source| {
+        SetupError::Encode {
+            api,
+            version,
+            source,
+        }
+    })?;
     tokio::time::timeout(IO_TIMEOUT, stream.write_all(&frame))
         .await
-        .map_err(|_| AdapterError::Timeout(format!("writing {name} timed out")))??;
+        .map_err(|_| TimedOut::Write { api })??;
     let read = async {
         let mut size = [0u8; 4];
         stream.read_exact(&mut size).await?;
@@ -522,11 +534,11 @@ async fn exchange(
     };
     let resp = tokio::time::timeout(TOPIC_PREPARE_TIMEOUT, read)
         .await
-        .map_err(|_| AdapterError::Timeout(format!("no {name} answer within the bound")))?
-        .map_err(|e| AdapterError::Setup(format!("{name} answer: {e}")))?;
+        .map_err(|_| TimedOut::Answer { api })?
+        .map_err(|source| SetupError::AnswerUnread { api, source })?;
     codec::decode_response_frame(&resp, DEFAULT_MAX_FRAME_SIZE, key, version)
         .map(|d| d.body)
-        .map_err(|e| AdapterError::Setup(format!("{name} answer does not decode: {e}")))
+        .map_err(|source| SetupError::AnswerUndecodable { api, source }.into())
 }
 
 /// Puts a live controller in the state `setup.controller.topics` declares: every listed
@@ -548,16 +560,17 @@ pub async fn prepare_topics(
         common_version(probe, ApiKey::DELETE_TOPICS),
         common_version(probe, ApiKey::CREATE_TOPICS),
     ) else {
-        return Err(AdapterError::Unsupported(
-            "setup.controller.topics needs DeleteTopics and CreateTopics, which the live \
-             controller does not advertise"
-                .into(),
-        ));
+        return Err(Unsupported::NoTopicApis.into());
     };
     let mut stream = tokio::time::timeout(IO_TIMEOUT, TcpStream::connect(addr))
         .await
-        .map_err(|_| AdapterError::Timeout(format!("connecting to {addr} timed out")))?
-        .map_err(|e| AdapterError::Crashed(format!("cannot connect to {addr}: {e}")))?;
+        .map_err(|_| TimedOut::Connect {
+            addr: addr.to_owned(),
+        })?
+        .map_err(|source| Crash::Unreachable {
+            addr: addr.to_owned(),
+            source,
+        })?;
     let _ = stream.set_nodelay(true);
     // A KRaft controller that hit an internal error renounces leadership and answers
     // NOT_CONTROLLER until it is elected again (about a second for a single node): retry,
@@ -633,7 +646,10 @@ async fn prepare_once(
     )
     .await?;
     let ResponseBody::DeleteTopics(deleted) = answer else {
-        return Err(AdapterError::Setup("DeleteTopics answered as another API".into()).into());
+        return Err(AdapterError::from(SetupError::OtherApi {
+            api: "DeleteTopics",
+        })
+        .into());
     };
     check_topic_results(
         "DeleteTopics",
@@ -667,7 +683,10 @@ async fn prepare_once(
     )
     .await?;
     let ResponseBody::CreateTopics(created) = answer else {
-        return Err(AdapterError::Setup("CreateTopics answered as another API".into()).into());
+        return Err(AdapterError::from(SetupError::OtherApi {
+            api: "CreateTopics",
+        })
+        .into());
     };
     check_topic_results(
         "CreateTopics",
@@ -681,7 +700,7 @@ async fn prepare_once(
 
 /// Every per-topic answer (name, code, message) of `api` is success or `also_fine`.
 fn check_topic_results<'a>(
-    api: &str,
+    api: &'static str,
     also_fine: ErrorCode,
     results: impl Iterator<Item = (&'a str, i16, Option<&'a str>)>,
 ) -> Result<(), Refusal> {
@@ -694,11 +713,18 @@ fn check_topic_results<'a>(
     Ok(())
 }
 
-fn topic_refusal(code: ErrorCode, api: &str, topic: &str, message: Option<&str>) -> Refusal {
-    let e = AdapterError::Setup(format!(
-        "setup.controller.topics: {api} of {topic:?} answered {code}: {}",
-        message.unwrap_or("no message")
-    ));
+fn topic_refusal(
+    code: ErrorCode,
+    api: &'static str,
+    topic: &str,
+    message: Option<&str>,
+) -> Refusal {
+    let e = AdapterError::from(SetupError::Topic {
+        api,
+        topic: topic.to_owned(),
+        code,
+        message: message.map(str::to_owned),
+    });
     if code == ErrorCode::NOT_CONTROLLER {
         Refusal::NotController(e)
     } else {
@@ -738,16 +764,17 @@ impl LogWatch {
     /// Reads every record after the current position (blocking I/O, off the runtime).
     async fn read(&mut self) -> Result<(), AdapterError> {
         let addr = self.addr.clone();
-        let from = *self
-            .position
-            .lock()
-            .map_err(|_| AdapterError::Crashed("metadata log position poisoned".into()))?;
+        let from = *self.position.lock().map_err(|_| Crash::Internal {
+            what: "the metadata log position lock",
+        })?;
         let read = tokio::task::spawn_blocking(move || {
             MetadataLogReader::connect(&addr)?.read_from(from.0, from.1, LOG_READ_DEADLINE)
         })
         .await
-        .map_err(|e| AdapterError::Crashed(format!("metadata log reader: {e}")))?
-        .map_err(|e| AdapterError::Setup(format!("--metadata-log: {e}")))?;
+        .map_err(|_| Crash::Internal {
+            what: "the metadata log reader task",
+        })?
+        .map_err(SetupError::MetadataLog)?;
         let last_epoch = read.records.last().map_or(from.1, |r| r.leader_epoch);
         self.events
             .extend(read.records.iter().map(|r| r.to_event()));
@@ -821,38 +848,36 @@ async fn read_frames(mut r: tokio::net::tcp::OwnedReadHalf, tx: mpsc::UnboundedS
 
 impl TcpSession {
     async fn conn(&mut self, id: u32) -> Result<&mut Conn, AdapterError> {
-        if !self.conns.contains_key(&id) {
-            let stream = tokio::time::timeout(IO_TIMEOUT, TcpStream::connect(&self.addr))
-                .await
-                .map_err(|_| {
-                    AdapterError::Crashed(format!("connecting to {} timed out", self.addr))
-                })?
-                .map_err(|e| {
-                    AdapterError::Crashed(format!("cannot connect to {}: {e}", self.addr))
-                })?;
-            let _ = stream.set_nodelay(true);
-            let (r, w) = stream.into_split();
-            let (tx, rx) = mpsc::unbounded_channel();
-            let reader = tokio::spawn(read_frames(r, tx));
-            self.conns.insert(
-                id,
-                Conn {
-                    write: w,
-                    rx,
-                    reader,
-                },
-            );
-        }
-        self.conns
-            .get_mut(&id)
-            .ok_or_else(|| AdapterError::Crashed("connection vanished".into()))
+        let vacant = match self.conns.entry(id) {
+            btree_map::Entry::Occupied(o) => return Ok(o.into_mut()),
+            btree_map::Entry::Vacant(v) => v,
+        };
+        let addr = &self.addr;
+        let stream = tokio::time::timeout(IO_TIMEOUT, TcpStream::connect(addr))
+            .await
+            .map_err(|_| Crash::ConnectTimedOut { addr: addr.clone() })?
+            .map_err(|source| Crash::Unreachable {
+                addr: addr.clone(),
+                source,
+            })?;
+        let _ = stream.set_nodelay(true);
+        let (r, w) = stream.into_split();
+        let (tx, rx) = mpsc::unbounded_channel();
+        let reader = tokio::spawn(read_frames(r, tx));
+        Ok(vacant.insert(Conn {
+            write: w,
+            rx,
+            reader,
+        }))
     }
 }
 
-fn unsupported(what: &str) -> AdapterError {
-    AdapterError::Unsupported(format!(
-        "{what} is not possible against a live tcp:// target"
-    ))
+fn unsupported(step: &str) -> AdapterError {
+    Unsupported::NoLiveForm {
+        step: step.to_owned(),
+        on: "against a live tcp:// target",
+    }
+    .into()
 }
 
 #[async_trait]
@@ -862,9 +887,7 @@ impl Session for TcpSession {
         match tokio::time::timeout(IO_TIMEOUT, c.write.write_all(&frame)).await {
             // A write into a connection the peer closed: the reader reports the close.
             Ok(_) => Ok(()),
-            Err(_) => Err(AdapterError::Crashed(
-                "the target stopped reading (write timed out)".into(),
-            )),
+            Err(_) => Err(Crash::StoppedReading.into()),
         }
     }
 
@@ -897,9 +920,13 @@ impl Session for TcpSession {
 
     async fn advance(&mut self, ms: u64) -> Result<(), AdapterError> {
         if ms > MAX_REAL_ADVANCE_MS {
-            return Err(AdapterError::Unsupported(format!(
-                "advance of {ms} ms on a real clock (limit {MAX_REAL_ADVANCE_MS} ms)"
-            )));
+            return Err(Unsupported::RealClock {
+                what: "an advance of",
+                ms,
+                limit: MAX_REAL_ADVANCE_MS,
+                hint: "",
+            }
+            .into());
         }
         tokio::time::sleep(Duration::from_millis(ms)).await;
         if let Some(p) = &self.policy {

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use clap::Args;
 use kipcheck::adapter::{
-    target_from_spec, unclaimable_live, AdapterError, Target, TargetOptions, Unobserved,
-    MUTANT_PREFIX,
+    target_from_spec, unclaimable_live, AdapterError, SetupError, Target, TargetOptions,
+    Unobserved, MUTANT_PREFIX,
 };
 use kipcheck::model::SpecProfile;
 use kipcheck::scenario::{Capability, Role};
@@ -122,11 +122,17 @@ impl TargetArgs {
     fn options(&self) -> Result<TargetOptions, AdapterError> {
         let readings = match &self.profile {
             Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| {
-                    AdapterError::Setup(format!("--profile {}: {e}", path.display()))
+                let text = std::fs::read_to_string(path).map_err(|source| {
+                    SetupError::ProfileUnreadable {
+                        path: path.clone(),
+                        source,
+                    }
                 })?;
-                Some(SpecProfile::from_yaml(&text).map_err(|e| {
-                    AdapterError::Setup(format!("--profile {}: {e}", path.display()))
+                Some(SpecProfile::from_yaml(&text).map_err(|source| {
+                    SetupError::ProfileInvalid {
+                        path: path.clone(),
+                        source,
+                    }
                 })?)
             }
             None => None,

@@ -13,12 +13,13 @@ use super::env::{ServerPeer, ServerRole};
 use super::error::InteropError;
 use super::probe::{exchange, Exchange};
 use super::verdict::{Fact, Verdict};
-use crate::adapter::metadata_log::{LogPayload, LogRecord, MetadataLogReader};
+use crate::adapter::metadata_log::{LogPayload, LogRecord, MetadataLogError, MetadataLogReader};
 use crate::codec::broker_registration_request::{Feature, Listener};
 use crate::codec::{
     decode_response_frame, encode_request_frame, ApiKey, ApiVersionsRequest,
-    BrokerRegistrationRequest, DescribeClusterRequest, ErrorCode, KString, MetadataRecordBody,
-    ProvisionalNumbers, RequestBody, RequestHeader, ResponseBody, UnregisterBrokerRequest, Uuid,
+    BrokerRegistrationRequest, DecodeError, DescribeClusterRequest, ErrorCode, KString,
+    MetadataRecordBody, ProvisionalNumbers, RequestBody, RequestHeader, ResponseBody,
+    UnregisterBrokerRequest, Uuid,
 };
 
 /// The broker id kipcheck registers (far from any real node id of the interop cluster).
@@ -40,13 +41,60 @@ pub const METADATA_LOG_FACTS: [&str; 2] = [
     "metadata-log-register-broker-record",
 ];
 
+/// Why the proof stopped before the comparison: a finding against the controller.
+#[derive(Debug, thiserror::Error)]
+enum Unproven {
+    /// An answer that does not decode.
+    #[error("{api:?} v{version} answer does not decode: {error}")]
+    Undecodable {
+        /// The API asked.
+        api: ApiKey,
+        /// Its version.
+        version: i16,
+        /// Why.
+        #[source]
+        error: DecodeError,
+    },
+    /// No whole answer.
+    #[error("{api:?} v{version}: no answer ({exchange:?})")]
+    NoAnswer {
+        /// The API asked.
+        api: ApiKey,
+        /// Its version.
+        version: i16,
+        /// What came instead.
+        exchange: Exchange,
+    },
+    /// An answer, but not one the proof can go on from.
+    #[error("{api:?} v{version} answered {answer}")]
+    Refused {
+        /// The API asked.
+        api: ApiKey,
+        /// Its version.
+        version: i16,
+        /// The answer's error code, or its body (`Debug`-printed).
+        answer: String,
+    },
+    /// An API the proof needs is not advertised in the range it speaks.
+    #[error("{api:?} not advertised at a version kipcheck speaks (at most v{cap})")]
+    NotAdvertised {
+        /// The API.
+        api: ApiKey,
+        /// The highest version the proof uses.
+        cap: i16,
+    },
+    /// The log could not be read.
+    #[error(transparent)]
+    Log(#[from] MetadataLogError),
+}
+
 /// One request to `peer` and its decoded answer, or why there is none.
 fn ask(
     peer: &ServerPeer,
     key: ApiKey,
     version: i16,
     body: RequestBody,
-) -> Result<Result<ResponseBody, String>, InteropError> {
+) -> Result<Result<ResponseBody, Unproven>, InteropError> {
     let header = RequestHeader {
         request_api_key: key.0,
         request_api_version: version,
@@ -58,16 +106,16 @@ fn ask(
     Ok(match exchange(peer.name, &peer.addr, &frame)? {
         Exchange::Response(bytes) => decode_response_frame(&bytes, bytes.len(), key, version)
             .map(|d| d.body)
-            .map_err(|e| {
-                format!(
-                    "{} v{version} answer does not decode: {e}",
-                    key.name().unwrap_or("?")
-                )
+            .map_err(|error| Unproven::Undecodable {
+                api: key,
+                version,
+                error,
             }),
-        other => Err(format!(
-            "{} v{version}: no answer ({other:?})",
-            key.name().unwrap_or("?")
-        )),
+        exchange => Err(Unproven::NoAnswer {
+            api: key,
+            version,
+            exchange,
+        }),
     })
 }
 
@@ -87,7 +135,7 @@ pub fn metadata_log_facts(peer: &ServerPeer) -> Result<Vec<Fact>, InteropError> 
         Err(why) => {
             let v = Verdict::finding(
                 "the controller's metadata log read back as an observer",
-                why,
+                why.to_string(),
             );
             return Ok(vec![
                 fact(METADATA_LOG_FACTS[0], v.clone(), String::new()),
@@ -103,8 +151,16 @@ pub fn metadata_log_facts(peer: &ServerPeer) -> Result<Vec<Fact>, InteropError> 
 
 type Outcome = (Verdict, String);
 
-/// Registers, reads back, unregisters. `Err(String)` when a step before the comparison fails.
-fn prove(peer: &ServerPeer) -> Result<Result<(Outcome, Outcome), String>, InteropError> {
+fn refused(api: ApiKey, version: i16, answer: String) -> Unproven {
+    Unproven::Refused {
+        api,
+        version,
+        answer,
+    }
+}
+
+/// Registers, reads back, unregisters. `Err(Unproven)` when a step before the comparison fails.
+fn prove(peer: &ServerPeer) -> Result<Result<(Outcome, Outcome), Unproven>, InteropError> {
     // 1. ApiVersions: versions and the finalized features a broker must support to register.
     let body = RequestBody::ApiVersions(ApiVersionsRequest {
         client_software_name: Some("kipcheck".into()),
@@ -113,7 +169,7 @@ fn prove(peer: &ServerPeer) -> Result<Result<(Outcome, Outcome), String>, Intero
     });
     let av = match ask(peer, ApiKey::API_VERSIONS, 3, body)? {
         Ok(ResponseBody::ApiVersions(av)) => av,
-        Ok(_) => return Ok(Err("ApiVersions answered as another API".into())),
+        Ok(other) => return Ok(Err(refused(ApiKey::API_VERSIONS, 3, format!("{other:?}")))),
         Err(e) => return Ok(Err(e)),
     };
     let newest = |key: ApiKey, cap: i16| {
@@ -122,14 +178,15 @@ fn prove(peer: &ServerPeer) -> Result<Result<(Outcome, Outcome), String>, Intero
         let v = theirs.max_version.min(ours.max).min(cap);
         (v >= theirs.min_version && v >= ours.min).then_some(v)
     };
-    let (Some(reg_v), Some(dc_v), Some(unreg_v)) = (
-        newest(ApiKey::BROKER_REGISTRATION, 5),
-        newest(ApiKey::DESCRIBE_CLUSTER, 2),
-        newest(ApiKey::UNREGISTER_BROKER, 0),
-    ) else {
-        return Ok(Err(
-            "BrokerRegistration, DescribeCluster or UnregisterBroker not advertised".into(),
-        ));
+    let [reg_v, dc_v, unreg_v] = [
+        (ApiKey::BROKER_REGISTRATION, 5),
+        (ApiKey::DESCRIBE_CLUSTER, 2),
+        (ApiKey::UNREGISTER_BROKER, 0),
+    ]
+    .map(|(api, cap)| newest(api, cap).ok_or(Unproven::NotAdvertised { api, cap }));
+    let (reg_v, dc_v, unreg_v) = match (reg_v, dc_v, unreg_v) {
+        (Ok(r), Ok(d), Ok(u)) => (r, d, u),
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return Ok(Err(e)),
     };
     let features: Vec<Feature> = av
         .finalized_features
@@ -149,13 +206,16 @@ fn prove(peer: &ServerPeer) -> Result<Result<(Outcome, Outcome), String>, Intero
     });
     let cluster_id = match ask(peer, ApiKey::DESCRIBE_CLUSTER, dc_v, body)? {
         Ok(ResponseBody::DescribeCluster(d)) if d.error_code == 0 => d.cluster_id,
-        Ok(other) => return Ok(Err(format!("DescribeCluster answered {other:?}"))),
+        Ok(other) => {
+            let answer = format!("{other:?}");
+            return Ok(Err(refused(ApiKey::DESCRIBE_CLUSTER, dc_v, answer)));
+        }
         Err(e) => return Ok(Err(e)),
     };
     // 3. Where the log ends now: only what follows is this run's.
     let mut log = match MetadataLogReader::connect(&peer.addr) {
         Ok(l) => l,
-        Err(e) => return Ok(Err(e.to_string())),
+        Err(e) => return Ok(Err(e.into())),
     };
     // 4. BrokerRegistration.
     let request = BrokerRegistrationRequest {
@@ -184,12 +244,13 @@ fn prove(peer: &ServerPeer) -> Result<Result<(Outcome, Outcome), String>, Intero
     )? {
         Ok(ResponseBody::BrokerRegistration(r)) if r.error_code == 0 => r.broker_epoch,
         Ok(ResponseBody::BrokerRegistration(r)) => {
-            return Ok(Err(format!(
-                "BrokerRegistration v{reg_v} answered {}",
-                ErrorCode(r.error_code)
-            )))
+            let answer = ErrorCode(r.error_code).to_string();
+            return Ok(Err(refused(ApiKey::BROKER_REGISTRATION, reg_v, answer)));
         }
-        Ok(other) => return Ok(Err(format!("BrokerRegistration answered {other:?}"))),
+        Ok(other) => {
+            let answer = format!("{other:?}");
+            return Ok(Err(refused(ApiKey::BROKER_REGISTRATION, reg_v, answer)));
+        }
         Err(e) => return Ok(Err(e)),
     };
     // 5. The log from the start, up to the high watermark (the registration is committed
@@ -203,7 +264,7 @@ fn prove(peer: &ServerPeer) -> Result<Result<(Outcome, Outcome), String>, Intero
     let _ = ask(peer, ApiKey::UNREGISTER_BROKER, unreg_v, unregister)?;
     let read = match read {
         Ok(r) => r,
-        Err(e) => return Ok(Err(e.to_string())),
+        Err(e) => return Ok(Err(e.into())),
     };
     let malformed: Vec<&LogRecord> = read
         .records

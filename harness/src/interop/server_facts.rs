@@ -264,8 +264,16 @@ fn describe(ex: &Exchange) -> String {
 
 type Outcome = (Verdict, String);
 
+/// What a judge made of a decoded answer.
+enum Judged {
+    /// The answer is the expected one; the detail says what it was.
+    Pass(String),
+    /// The answer is not the expected one; this is what it was.
+    Observed(String),
+}
+
 /// Sends `frame` to `peer`, decodes the answer as `key` at `version` and lets `judge` decide:
-/// `Ok(detail)` is a pass, `Err(observed)` a finding against `expected`. No answer, or an answer
+/// a pass with its detail, or a finding against `expected` with what was observed. No answer, or an answer
 /// that does not decode, is a finding too.
 fn ask(
     peer: &ServerPeer,
@@ -273,7 +281,7 @@ fn ask(
     key: ApiKey,
     version: i16,
     expected: &str,
-    judge: impl FnOnce(DecodedResponse) -> Result<String, String>,
+    judge: impl FnOnce(DecodedResponse) -> Judged,
 ) -> Result<Outcome, InteropError> {
     let ex = exchange(peer.name, &peer.addr, frame)?;
     Ok(judge_exchange(&ex, key, version, expected, judge))
@@ -285,15 +293,15 @@ fn judge_exchange(
     key: ApiKey,
     version: i16,
     expected: &str,
-    judge: impl FnOnce(DecodedResponse) -> Result<String, String>,
+    judge: impl FnOnce(DecodedResponse) -> Judged,
 ) -> Outcome {
     let Exchange::Response(bytes) = ex else {
         return (Verdict::finding(expected, describe(ex)), String::new());
     };
     match decode_response_frame(bytes, MAX_FRAME, key, version) {
         Ok(d) => match judge(d) {
-            Ok(detail) => (Verdict::Pass, detail),
-            Err(observed) => (Verdict::finding(expected, observed), String::new()),
+            Judged::Pass(detail) => (Verdict::Pass, detail),
+            Judged::Observed(observed) => (Verdict::finding(expected, observed), String::new()),
         },
         Err(e) => {
             // An ApiVersions answer in another version's layout: say which, so the diff reads.
@@ -340,9 +348,9 @@ fn api_versions(
                     range(&b, ApiKey::API_VERSIONS).map_or("?".into(), |(a, z)| format!("{a}-{z}"))
                 );
                 body = Some(b);
-                Ok(detail)
+                Judged::Pass(detail)
             }
-            other => Err(format!("fallback_v0={} body {other:?}", d.fallback_v0)),
+            other => Judged::Observed(format!("fallback_v0={} body {other:?}", d.fallback_v0)),
         },
     )?;
     Ok((outcome, body))
@@ -374,12 +382,12 @@ fn api_versions_fallback(peer: &ServerPeer) -> Result<Outcome, InteropError> {
             {
                 match range(b, ApiKey::API_VERSIONS) {
                     Some((min, max)) => {
-                        Ok(format!("v0 UNSUPPORTED_VERSION, ApiVersions v{min}-{max}"))
+                        Judged::Pass(format!("v0 UNSUPPORTED_VERSION, ApiVersions v{min}-{max}"))
                     }
-                    None => Err(format!("no ApiVersions range in {b:?}")),
+                    None => Judged::Observed(format!("no ApiVersions range in {b:?}")),
                 }
             }
-            other => Err(format!("fallback_v0={} body {other:?}", d.fallback_v0)),
+            other => Judged::Observed(format!("fallback_v0={} body {other:?}", d.fallback_v0)),
         },
     )
 }
@@ -436,9 +444,9 @@ fn push_config_anyway(peer: &ServerPeer) -> Result<Outcome, InteropError> {
         expected,
         |d| match d.body {
             ResponseBody::PushConfig(b) if b.error_code != 0 => {
-                Ok(format!("answered error {}", ErrorCode(b.error_code)))
+                Judged::Pass(format!("answered error {}", ErrorCode(b.error_code)))
             }
-            other => Err(format!("answered {other:?}")),
+            other => Judged::Observed(format!("answered {other:?}")),
         },
     ))
 }
@@ -487,9 +495,9 @@ fn broker_registration(
             ResponseBody::BrokerRegistration(b)
                 if ErrorCode(b.error_code) == ErrorCode::INCONSISTENT_CLUSTER_ID =>
             {
-                Ok(ErrorCode(b.error_code).to_string())
+                Judged::Pass(ErrorCode(b.error_code).to_string())
             }
-            other => Err(format!("{other:?}")),
+            other => Judged::Observed(format!("{other:?}")),
         },
     )
 }
@@ -537,7 +545,7 @@ fn update_features(
         &expected,
         |d| {
             let ResponseBody::UpdateFeatures(b) = d.body else {
-                return Err(format!("{:?}", d.body));
+                return Judged::Observed(format!("{:?}", d.body));
             };
             let results = b.results.iter().flatten();
             let codes: Vec<ErrorCode> = std::iter::once(b.error_code)
@@ -554,9 +562,9 @@ fn update_features(
                 .join("; ");
             let detail = format!("errors {codes:?}: {msg}");
             if codes.contains(&ErrorCode::INVALID_UPDATE_VERSION) {
-                Ok(detail)
+                Judged::Pass(detail)
             } else {
-                Err(detail)
+                Judged::Observed(detail)
             }
         },
     )
@@ -613,7 +621,7 @@ fn incremental_alter_configs(
         &expected,
         |d| {
             let ResponseBody::IncrementalAlterConfigs(b) = d.body else {
-                return Err(format!("{:?}", d.body));
+                return Judged::Observed(format!("{:?}", d.body));
             };
             let got: Vec<(ErrorCode, String)> = b
                 .responses
@@ -627,9 +635,9 @@ fn incremental_alter_configs(
                 .collect();
             let detail = format!("{got:?}");
             if got.len() == 1 && allowed.contains(&got[0].0) {
-                Ok(detail)
+                Judged::Pass(detail)
             } else {
-                Err(detail)
+                Judged::Observed(detail)
             }
         },
     )

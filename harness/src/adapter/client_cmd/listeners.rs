@@ -13,10 +13,11 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Mutex};
 
+use crate::adapter::error::ClientFault;
 use crate::codec::{
     self, decode_request_header, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ApiVersionsRequest,
-    DecodeError, EncodeError, ErrorCode, FrameReader, Message, MetadataRequest, ProvisionalNumbers,
-    ResponseBody, ResponseHeader,
+    ErrorCode, FrameReader, Message, MetadataRequest, ProvisionalNumbers, ResponseBody,
+    ResponseHeader,
 };
 use crate::model::emulated_api_versions;
 use crate::serve::{metadata_answer, MetadataBroker, TopicCatalog};
@@ -37,7 +38,7 @@ pub(super) enum Ev {
         at_ms: u64,
     },
     /// The client sent bytes that cannot be a request.
-    Fault(String),
+    Fault(ClientFault),
 }
 
 /// One accepted connection: its node, write half and reader task.
@@ -108,14 +109,14 @@ async fn read_conn(
                 Ok(None) => break,
                 Ok(Some(payload)) => {
                     if let Err(fault) = handle_frame(node, conn, payload, &shared).await {
-                        let _ = shared.tx.send(Ev::Fault(fault.to_string()));
+                        let _ = shared.tx.send(Ev::Fault(fault));
                         break 'read;
                     }
                 }
                 Err(e) => {
-                    let _ = shared.tx.send(Ev::Fault(format!(
-                        "the client sent an unframeable stream to node {node}: {e}"
-                    )));
+                    let _ = shared
+                        .tx
+                        .send(Ev::Fault(ClientFault::Unframeable { node, source: e }));
                     break 'read;
                 }
             }
@@ -124,53 +125,15 @@ async fn read_conn(
     shared.conns.lock().await.remove(&conn);
 }
 
-/// Why a connection to an emulated node ends as a fault.
-#[derive(Debug, thiserror::Error)]
-pub(super) enum FrameFault {
-    /// The request header does not decode.
-    #[error("the client sent node {node} a request whose header does not decode: {source}")]
-    Header {
-        /// The emulated node.
-        node: i32,
-        /// The codec's error.
-        #[source]
-        source: DecodeError,
-    },
-    /// A Metadata version kipcheck's codec does not have.
-    #[error("the client sent Metadata v{version}, which kipcheck does not speak")]
-    MetadataVersion {
-        /// The version asked.
-        version: i16,
-    },
-    /// The Metadata request body does not decode.
-    #[error("the client's Metadata v{version} request does not decode: {source}")]
-    Metadata {
-        /// The request's version.
-        version: i16,
-        /// The codec's error.
-        #[source]
-        source: DecodeError,
-    },
-    /// kipcheck cannot encode its own answer.
-    #[error("cannot encode the {answer}: {source}")]
-    Encode {
-        /// Which answer (`ApiVersions fallback`, `Metadata answer`).
-        answer: &'static str,
-        /// The codec's error.
-        #[source]
-        source: EncodeError,
-    },
-}
-
 /// Answers a Metadata request in place; hands any other request to the session.
 async fn handle_frame(
     node: i32,
     conn: u64,
     payload: Vec<u8>,
     shared: &Shared,
-) -> Result<(), FrameFault> {
+) -> Result<(), ClientFault> {
     let (_, header, api_key, body) = decode_request_header(&payload, 4, &shared.numbers)
-        .map_err(|source| FrameFault::Header { node, source })?;
+        .map_err(|source| ClientFault::Header { node, source })?;
     let version = header.request_api_version;
     if api_key == ApiKey::API_VERSIONS && !ApiVersionsRequest::VALID_VERSIONS.contains(version) {
         // A newer client (e.g. ApiVersions v5 from Kafka 4.4) meets a broker that speaks up to
@@ -185,7 +148,7 @@ async fn handle_frame(
         };
         let frame =
             codec::encode_response_frame(&h, &ResponseBody::ApiVersions(body.project(0)), 0)
-                .map_err(|source| FrameFault::Encode {
+                .map_err(|source| ClientFault::Encode {
                     answer: "ApiVersions fallback",
                     source,
                 })?;
@@ -205,14 +168,14 @@ async fn handle_frame(
         return Ok(());
     }
     if !MetadataRequest::VALID_VERSIONS.contains(version) {
-        return Err(FrameFault::MetadataVersion { version });
+        return Err(ClientFault::MetadataVersion { version });
     }
     // Metadata is scaffolding here (it lets the client bootstrap), not what the scenario
     // judges: bytes after a well-formed body are left alone (librdkafka 2.16 sends three
     // after its Metadata v13 body).
     let mut body = body;
     let req = MetadataRequest::decode(&mut body, version)
-        .map_err(|source| FrameFault::Metadata { version, source })?;
+        .map_err(|source| ClientFault::Metadata { version, source })?;
     let known: Vec<String> = TOPICS.iter().map(|t| (*t).to_owned()).collect();
     let catalog = TopicCatalog {
         known: &known,
@@ -225,7 +188,7 @@ async fn handle_frame(
         ..Default::default()
     };
     let frame = codec::encode_response_frame(&h, &ResponseBody::Metadata(answer), version)
-        .map_err(|source| FrameFault::Encode {
+        .map_err(|source| ClientFault::Encode {
             answer: "Metadata answer",
             source,
         })?;

@@ -30,6 +30,7 @@ use tokio::task::JoinHandle;
 use self::listeners::{accept_loop, Ev, Shared, WRITE_TIMEOUT};
 use self::process::ClientProcess;
 use self::properties::{client_properties, TempDir, ASSUMED_CLIENT_TYPE};
+use super::error::{ClientFault, Crash, SetupError, Tails, Unsupported};
 use super::target::{
     AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
     TargetOptions,
@@ -74,22 +75,27 @@ impl ClientCmdTarget {
     /// A target running `command` (which must contain `{bootstrap}`) per scenario.
     pub fn new(command: &str, opts: &TargetOptions) -> Result<Self, AdapterError> {
         if !command.contains(BOOTSTRAP_PLACEHOLDER) {
-            return Err(AdapterError::Setup(format!(
-                "client-cmd: the command must contain {BOOTSTRAP_PLACEHOLDER} (where the client's bootstrap address goes)"
-            )));
+            return Err(SetupError::Misused {
+                option: "client-cmd",
+                requirement: "the command must contain {bootstrap} (where the client's bootstrap address goes)",
+            }
+            .into());
         }
         if opts.role.is_some_and(|r| r != Role::Client) {
-            return Err(AdapterError::Setup(
-                "client-cmd: drives a client; drive a broker or controller with tcp:// or exec:"
-                    .into(),
-            ));
+            return Err(SetupError::Misused {
+                option: "client-cmd",
+                requirement: "drives a client; drive a broker or controller with tcp:// or exec:",
+            }
+            .into());
         }
         let time_scale = opts.time_scale.unwrap_or(1.0);
         check_time_scale(time_scale)?;
         if time_scale != 1.0 && !command.contains(CONFIG_PLACEHOLDER) {
-            return Err(AdapterError::Setup(format!(
-                "client-cmd: --time-scale needs {CONFIG_PLACEHOLDER} in the command (the client's timings are scaled through it)"
-            )));
+            return Err(SetupError::Misused {
+                option: "client-cmd",
+                requirement: "--time-scale needs {config} in the command (the client's timings are scaled through it)",
+            }
+            .into());
         }
         let readings = if command.contains(PROFILE_PLACEHOLDER) {
             None
@@ -125,9 +131,7 @@ pub fn check_time_scale(f: f64) -> Result<(), AdapterError> {
     if f > 0.0 && f <= 1.0 {
         Ok(())
     } else {
-        Err(AdapterError::Setup(format!(
-            "--time-scale {f}: must be more than 0 and at most 1"
-        )))
+        Err(SetupError::TimeScale { value: f }.into())
     }
 }
 
@@ -189,13 +193,10 @@ impl Target for ClientCmdTarget {
             .as_ref()
             .is_some_and(|c| c.config.contains_key("bootstrap.servers"))
         {
-            return Err(AdapterError::Unsupported(
-                "the scenario sets bootstrap.servers, which a live client needs for kipcheck's listeners"
-                    .into(),
-            ));
+            return Err(Unsupported::SetsBootstrap.into());
         }
         if let Some(reason) = self.cannot_configure(&config) {
-            return Err(AdapterError::Unsupported(reason));
+            return Err(Unsupported::Setup { reason }.into());
         }
         let nodes = scenario_nodes(&config);
         let mut listeners = Vec::new();
@@ -244,9 +245,8 @@ impl Target for ClientCmdTarget {
                 command = command.replace(CONFIG_PLACEHOLDER, &p.display().to_string());
             }
             if self.takes(PROFILE_PLACEHOLDER) {
-                let json = serde_json::to_string_pretty(&config.profile).map_err(|e| {
-                    AdapterError::Setup(format!("cannot write the profile as JSON: {e}"))
-                })?;
+                let json = serde_json::to_string_pretty(&config.profile)
+                    .map_err(SetupError::ProfileJson)?;
                 let p = d.write("profile.json", &format!("{json}\n"))?;
                 command = command.replace(PROFILE_PLACEHOLDER, &p.display().to_string());
             }
@@ -303,15 +303,23 @@ impl Drop for ClientCmdSession {
     }
 }
 
-fn unsupported(what: &str) -> AdapterError {
-    AdapterError::Unsupported(format!("{what} is not possible with a client-cmd: target"))
+fn unsupported(step: &str) -> AdapterError {
+    Unsupported::NoLiveForm {
+        step: step.to_owned(),
+        on: "with a client-cmd: target",
+    }
+    .into()
 }
 
 impl ClientCmdSession {
-    async fn fault(&mut self, message: String) -> AdapterError {
+    async fn fault(&mut self, fault: ClientFault) -> AdapterError {
         match self.process.as_mut() {
-            Some(p) => p.failure(message).await,
-            None => AdapterError::Crashed(message),
+            Some(p) => p.failure(fault).await,
+            None => Crash::Client {
+                fault,
+                tails: Tails::default(),
+            }
+            .into(),
         }
     }
 
@@ -476,9 +484,7 @@ impl Session for ClientCmdSession {
 
     async fn respond(&mut self, node: i32, frame: Vec<u8>) -> Result<(), AdapterError> {
         let Some(conn) = self.pending.get_mut(&node).and_then(VecDeque::pop_front) else {
-            return Err(AdapterError::Crashed(format!(
-                "no unanswered request from the client to node {node}"
-            )));
+            return Err(Crash::NothingToAnswer { node }.into());
         };
         let mut conns = self.shared.conns.lock().await;
         // A connection the client already closed: the answer is lost, as on a real broker.
@@ -488,9 +494,7 @@ impl Session for ClientCmdSession {
                 .is_err()
             {
                 drop(conns);
-                return Err(self
-                    .fault(format!("the client stopped reading from node {node}"))
-                    .await);
+                return Err(self.fault(ClientFault::StoppedReading { node }).await);
             }
         }
         Ok(())

@@ -5,7 +5,7 @@
 //! group is killed. A client that exits (any status) before its stdin is closed is an error
 //! with its exit status and the last bytes of its stderr (and stdout).
 
-use std::process::{ExitStatus, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
@@ -13,14 +13,18 @@ use tokio::process::{Child, ChildStdin};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::super::error::{
+    AdapterError, ClientFault, Crash, Moment, ProcessEnd, Tails, TimedOut, Waiting,
+};
 use super::super::exec_process::spawn_group;
-use super::super::target::AdapterError;
 use crate::child::{kill_group, StderrTail};
 
 /// How long a client has to exit once its stdin is closed before its group is killed.
 pub const EXIT_GRACE: Duration = Duration::from_secs(2);
 /// How much of the client's stderr (and, separately, stdout) is kept for error messages.
 const OUTPUT_TAIL_BYTES: usize = 4096;
+/// How long a write to the client's stdin may take.
+const STDIN_TIMEOUT: Duration = Duration::from_secs(5);
 /// Longest stdout line parsed for `released <id>`; longer lines only feed the tail.
 const MAX_LINE_BYTES: usize = 64 * 1024;
 
@@ -79,27 +83,34 @@ impl ClientProcess {
         })
     }
 
-    /// `message` with the stderr and stdout tails.
-    pub async fn failure(&mut self, message: String) -> AdapterError {
+    /// Its stderr and stdout tails, once its readers have drained (bounded).
+    async fn tails(&mut self) -> Tails {
         for r in &mut self.readers {
             let _ = tokio::time::timeout(Duration::from_millis(200), r).await;
         }
-        let mut out = message;
-        let (err, std) = (self.stderr.text(), self.stdout.text());
-        if !err.is_empty() {
-            out.push_str(&format!("; stderr tail:\n{err}"));
+        Tails {
+            stderr: self.stderr.text(),
+            stdout: self.stdout.text(),
         }
-        if !std.is_empty() {
-            out.push_str(&format!("; stdout tail:\n{std}"));
-        }
-        AdapterError::Crashed(out)
     }
 
-    fn exited_message(&self, status: ExitStatus) -> String {
-        format!(
-            "client {:?} exited ({status}) before kipcheck closed its stdin",
-            self.command
-        )
+    /// What the client did wrong, with its tails.
+    pub async fn failure(&mut self, fault: ClientFault) -> AdapterError {
+        let tails = self.tails().await;
+        Crash::Client { fault, tails }.into()
+    }
+
+    /// The client is gone: how, with its tails.
+    async fn gone(&mut self, end: ProcessEnd, moment: Moment) -> AdapterError {
+        let tails = self.tails().await;
+        Crash::ProcessGone {
+            who: "client",
+            command: self.command.clone(),
+            end,
+            moment,
+            tails,
+        }
+        .into()
     }
 
     /// An error if the client has exited (any status) while the scenario still runs.
@@ -108,10 +119,9 @@ impl ClientProcess {
             return Ok(());
         }
         match self.child.try_wait() {
-            Ok(Some(status)) => {
-                let msg = self.exited_message(status);
-                Err(self.failure(msg).await)
-            }
+            Ok(Some(status)) => Err(self
+                .gone(ProcessEnd::Exited(status), Moment::BeforeStdinClosed)
+                .await),
             Ok(None) => Ok(()),
             Err(e) => Err(AdapterError::Io(e)),
         }
@@ -121,29 +131,30 @@ impl ClientProcess {
     pub async fn send_line(&mut self, line: &str) -> Result<(), AdapterError> {
         self.check_exit().await?;
         let Some(stdin) = self.stdin.as_mut() else {
-            return Err(AdapterError::Crashed(format!(
-                "client {:?}: its stdin is already closed",
-                self.command
-            )));
+            return Err(self
+                .gone(ProcessEnd::StdinAlreadyClosed, Moment::Writing)
+                .await);
         };
         let write = async {
             stdin.write_all(format!("{line}\n").as_bytes()).await?;
             stdin.flush().await
         };
-        match tokio::time::timeout(Duration::from_secs(5), write).await {
+        match tokio::time::timeout(STDIN_TIMEOUT, write).await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(_)) => {
                 // A broken pipe: the client is gone, or closed its stdin.
                 let _ = tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await;
                 self.check_exit().await?;
-                Err(self
-                    .failure(format!("client {:?} closed its stdin", self.command))
-                    .await)
+                Err(self.gone(ProcessEnd::ClosedStdin, Moment::Writing).await)
             }
-            Err(_) => Err(AdapterError::Timeout(format!(
-                "client {:?} did not read its stdin within 5000 ms",
-                self.command
-            ))),
+            Err(_) => Err(TimedOut::Process {
+                who: "client",
+                command: self.command.clone(),
+                waiting: Waiting::Read,
+                ms: STDIN_TIMEOUT.as_millis() as u64,
+                tails: self.tails().await,
+            }
+            .into()),
         }
     }
 

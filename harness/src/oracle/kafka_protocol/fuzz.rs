@@ -20,7 +20,7 @@
 use bytes::{Buf, Bytes as KBytes, BytesMut};
 use kafka_protocol::protocol::{Decodable, Encodable};
 
-use super::{generated, Cmp, Pair, Visit};
+use super::{generated, Cmp, Direction, Disagreement, Mismatch, Pair, Visit};
 use crate::codec::{to_hex, DecodeErrorKind, Message};
 use crate::oracle::known::{self, KnownDifference};
 
@@ -53,12 +53,19 @@ fn pick_version<P: Pair>(v: u8) -> i16 {
 fn one<P: Pair>(v: u8, bytes: &[u8]) -> Option<KnownDifference> {
     let v = pick_version::<P>(v);
     let name = <P::Ours as Message>::NAME;
-    let fail = |what: String| -> ! {
-        panic!(
-            "{name} v{v}: kipcheck and kafka-protocol disagree: {what}\n  bytes: {}",
-            to_hex(bytes)
-        )
+    let fail = |mismatch: Mismatch, ours: Option<String>, theirs: Option<String>| -> ! {
+        let d = Disagreement {
+            message: name,
+            version: v,
+            direction: Direction::SameBytes,
+            mismatch,
+            bytes: to_hex(bytes),
+            ours,
+            theirs,
+        };
+        panic!("kipcheck and kafka-protocol disagree: {d}")
     };
+    let dbg = |x: &dyn std::fmt::Debug| Some(format!("{x:?}"));
     let ours = P::Ours::from_bytes(bytes, v);
     if let Err(e) = &ours {
         if !structure_checked::<P>(bytes, v, e) {
@@ -71,38 +78,37 @@ fn one<P: Pair>(v: u8, bytes: &[u8]) -> Option<KnownDifference> {
         (Err(_), Err(_)) => None,
         (Ok(o), Ok(t)) => {
             if !buf.is_empty() {
-                fail(format!(
-                    "we decode all bytes, kafka-protocol leaves {} unread",
-                    buf.remaining()
-                ));
+                let unread = buf.remaining();
+                fail(Mismatch::TheirUnread { unread }, dbg(&o), dbg(&t));
             }
             if let Some(k) = tag_above_i32_max(&o) {
                 return Some(k);
             }
-            agree::<P>(&o, &t, v).unwrap_or_else(|e| fail(e));
+            agree::<P>(&o, &t, v).unwrap_or_else(|e| fail(e, dbg(&o), dbg(&t)));
             None
         }
         (Err(e), Ok(t)) => match known::kafka_protocol_accepts(&e.kind(), buf.remaining()) {
             Some(KnownDifference::TrailingBytes) => {
                 let prefix = &bytes[..bytes.len() - buf.remaining()];
                 let o = P::Ours::from_bytes(prefix, v)
-                    .unwrap_or_else(|e| fail(format!("the prefix does not decode: {e}")));
+                    .unwrap_or_else(|e| fail(Mismatch::OurDecode(e), None, dbg(&t)));
                 if tag_above_i32_max(&o).is_none() {
-                    agree::<P>(&o, &t, v).unwrap_or_else(|e| fail(e));
+                    agree::<P>(&o, &t, v).unwrap_or_else(|e| fail(e, dbg(&o), dbg(&t)));
                 }
                 Some(KnownDifference::TrailingBytes)
             }
             Some(k) => Some(k),
-            None => fail(format!(
-                "we reject ({e}), kafka-protocol accepts {t:?} and leaves {} bytes unread",
-                buf.remaining()
-            )),
+            None => {
+                let unread = buf.remaining();
+                fail(Mismatch::OnlyTheyAccept { ours: e, unread }, None, dbg(&t))
+            }
         },
         (Ok(o), Err(e)) => {
             if let Some(k) = tag_above_i32_max(&o) {
                 return Some(k);
             }
-            fail(format!("we accept {o:?}, kafka-protocol rejects: {e:#}"))
+            let error = format!("{e:#}");
+            fail(Mismatch::OnlyWeAccept { error }, dbg(&o), None)
         }
     }
 }
@@ -161,27 +167,20 @@ fn structure_checked<P: Pair>(bytes: &[u8], v: i16, err: &crate::codec::DecodeEr
 }
 
 /// Fields agree and both codecs re-encode the same bytes.
-fn agree<P: Pair>(o: &P::Ours, t: &P::Theirs, v: i16) -> Result<(), String> {
+fn agree<P: Pair>(o: &P::Ours, t: &P::Theirs, v: i16) -> Result<(), Mismatch> {
     let mut c = Cmp::default();
     P::compare(&mut c, o, t, v);
     if !c.errs.is_empty() {
-        return Err(format!(
-            "fields differ:\n    {}\n  ours: {o:?}\n  kafka-protocol: {t:?}",
-            c.errs.join("\n    ")
-        ));
+        return Err(Mismatch::Fields { fields: c.errs });
     }
-    let ob = o
-        .to_bytes(v)
-        .map_err(|e| format!("we cannot re-encode what we decoded: {e}"))?;
+    let ob = o.to_bytes(v).map_err(Mismatch::OurEncode)?;
     let mut tb = BytesMut::new();
-    t.encode(&mut tb, v)
-        .map_err(|e| format!("kafka-protocol cannot re-encode what it decoded: {e:#}"))?;
+    t.encode(&mut tb, v).map_err(|e| Mismatch::TheirEncode {
+        error: format!("{e:#}"),
+    })?;
     if ob[..] != tb[..] {
-        return Err(format!(
-            "re-encodings differ:\n  ours:           {}\n  kafka-protocol: {}",
-            to_hex(&ob),
-            to_hex(&tb)
-        ));
+        let (ours, theirs) = (to_hex(&ob), to_hex(&tb));
+        return Err(Mismatch::Reencoded { ours, theirs });
     }
     Ok(())
 }

@@ -50,11 +50,13 @@ use kafka_protocol::protocol::{Decodable, Encodable, StrBytes};
 
 use crate::codec::{to_hex, Bytes, KString, Message, TaggedFields, Uuid};
 
+pub mod disagreement;
 pub mod fuzz;
 // Checked in exactly as kipcheck-codegen writes it (a test regenerates and compares).
 #[rustfmt::skip]
 pub mod generated;
 
+pub use disagreement::{Direction, Disagreement, Mismatch};
 pub use fuzz::differential_codec;
 pub use generated::{
     AlterConfigsReq, AlterConfigsResp, ApiVersionsReq, ApiVersionsResp, BrokerRegistrationReq,
@@ -373,84 +375,105 @@ pub struct Stats {
 
 /// Ours → bytes → kafka-protocol decodes all of them → fields agree → kafka-protocol
 /// re-encodes the same bytes.
-pub fn check_forward<P: Pair>(o: &P::Ours, v: i16, bytes: &[u8]) -> Result<(), String> {
-    let name = <P::Ours as Message>::NAME;
-    let ctx = |what: String| {
-        format!(
-            "{name} v{v} ours→kafka-protocol: {what}\n  bytes: {}\n  ours: {o:?}",
-            to_hex(bytes)
-        )
+pub fn check_forward<P: Pair>(o: &P::Ours, v: i16, bytes: &[u8]) -> Result<(), Box<Disagreement>> {
+    let ours = || Some(format!("{o:?}"));
+    let fail = |mismatch: Mismatch, theirs: Option<String>| {
+        Box::new(Disagreement {
+            message: <P::Ours as Message>::NAME,
+            version: v,
+            direction: Direction::OursToTheirs,
+            mismatch,
+            bytes: to_hex(bytes),
+            ours: ours(),
+            theirs,
+        })
     };
     let mut buf = KBytes::copy_from_slice(bytes);
-    let t = P::Theirs::decode(&mut buf, v)
-        .map_err(|e| ctx(format!("kafka-protocol decode failed: {e:#}")))?;
+    let t = P::Theirs::decode(&mut buf, v).map_err(|e| {
+        fail(
+            Mismatch::TheirDecode {
+                error: format!("{e:#}"),
+            },
+            None,
+        )
+    })?;
+    let theirs = || Some(format!("{t:?}"));
     if !buf.is_empty() {
-        return Err(ctx(format!(
-            "kafka-protocol left {} bytes unread",
-            buf.len()
-        )));
+        return Err(fail(Mismatch::TheirUnread { unread: buf.len() }, theirs()));
     }
     let mut c = Cmp::default();
     P::compare(&mut c, o, &t, v);
     if !c.errs.is_empty() {
-        return Err(ctx(format!(
-            "fields differ:\n    {}\n  kafka-protocol: {t:?}",
-            c.errs.join("\n    ")
-        )));
+        return Err(fail(Mismatch::Fields { fields: c.errs }, theirs()));
     }
     let mut out = BytesMut::new();
-    t.encode(&mut out, v)
-        .map_err(|e| ctx(format!("kafka-protocol re-encode failed: {e:#}")))?;
+    t.encode(&mut out, v).map_err(|e| {
+        fail(
+            Mismatch::TheirEncode {
+                error: format!("{e:#}"),
+            },
+            theirs(),
+        )
+    })?;
     if out[..] != bytes[..] {
-        return Err(ctx(format!(
-            "kafka-protocol re-encodes different bytes: {}",
-            to_hex(&out)
-        )));
+        return Err(fail(
+            Mismatch::Reencoded {
+                ours: to_hex(bytes),
+                theirs: to_hex(&out),
+            },
+            theirs(),
+        ));
     }
     Ok(())
 }
 
 /// Our value mapped to kafka-protocol's → its bytes → we decode → fields agree, the value
 /// is unchanged → we re-encode the same bytes.
-pub fn check_reverse<P: Pair>(o: &P::Ours, v: i16) -> Result<(), String> {
-    let name = <P::Ours as Message>::NAME;
+pub fn check_reverse<P: Pair>(o: &P::Ours, v: i16) -> Result<(), Box<Disagreement>> {
     let t = P::to_theirs(o, v);
     let mut tb = BytesMut::new();
-    t.encode(&mut tb, v).map_err(|e| {
-        format!(
-            "{name} v{v}: kafka-protocol refuses a value we encode: {e:#}\n  kafka-protocol: {t:?}"
-        )
-    })?;
-    let ctx = |what: String| {
-        format!(
-            "{name} v{v} kafka-protocol→ours: {what}\n  bytes: {}\n  kafka-protocol: {t:?}",
-            to_hex(&tb)
-        )
+    let fail = |mismatch: Mismatch, tb: &[u8], ours: Option<String>| {
+        Box::new(Disagreement {
+            message: <P::Ours as Message>::NAME,
+            version: v,
+            direction: Direction::TheirsToOurs,
+            mismatch,
+            bytes: to_hex(tb),
+            ours,
+            theirs: Some(format!("{t:?}")),
+        })
     };
-    let d = P::Ours::from_bytes(&tb, v).map_err(|e| ctx(format!("our decode failed: {e}")))?;
+    if let Err(e) = t.encode(&mut tb, v) {
+        let error = format!("{e:#}");
+        return Err(fail(
+            Mismatch::TheirEncode { error },
+            &[],
+            Some(format!("{o:?}")),
+        ));
+    }
+    let d = P::Ours::from_bytes(&tb, v).map_err(|e| fail(Mismatch::OurDecode(e), &tb, None))?;
     let mut c = Cmp::default();
     P::compare(&mut c, &d, &t, v);
     if !c.errs.is_empty() {
-        return Err(ctx(format!(
-            "fields differ:\n    {}\n  ours: {d:?}",
-            c.errs.join("\n    ")
-        )));
+        let fields = c.errs;
+        return Err(fail(
+            Mismatch::Fields { fields },
+            &tb,
+            Some(format!("{d:?}")),
+        ));
     }
     // The mapping itself is checked too: the value must survive ours → kafka-protocol
     // value → kafka-protocol bytes → ours unchanged.
     if d != *o {
-        return Err(ctx(format!(
-            "the value changed on its way through kafka-protocol:\n  before: {o:?}\n  after:  {d:?}"
-        )));
+        let (before, after) = (format!("{o:?}"), format!("{d:?}"));
+        return Err(fail(Mismatch::ValueChanged { before, after }, &tb, None));
     }
     let ob = d
         .to_bytes(v)
-        .map_err(|e| ctx(format!("our re-encode failed: {e}")))?;
+        .map_err(|e| fail(Mismatch::OurEncode(e), &tb, None))?;
     if ob[..] != tb[..] {
-        return Err(ctx(format!(
-            "we re-encode different bytes: {}",
-            to_hex(&ob)
-        )));
+        let (ours, theirs) = (to_hex(&ob), to_hex(&tb));
+        return Err(fail(Mismatch::Reencoded { ours, theirs }, &tb, None));
     }
     Ok(())
 }
@@ -505,7 +528,11 @@ pub fn run<P: Pair>() {
         failures.truncate(5);
         panic!(
             "{name}: {n} disagreement(s) with kafka-protocol (seed {seed:#x}); first ones:\n\n{}",
-            failures.join("\n\n")
+            failures
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n\n")
         );
     }
 }

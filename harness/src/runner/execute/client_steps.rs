@@ -393,9 +393,14 @@ impl Exec<'_> {
         let due = sent.at_ms.saturating_add(t.scaled(rto));
         let wait = due.saturating_sub(self.session.now_ms());
         if wait > MAX_REAL_WAIT_MS {
-            return Err(StepFail::from(crate::adapter::AdapterError::Unsupported(format!(
-                "waiting {wait} ms for request.timeout.ms on the real clock (limit {MAX_REAL_WAIT_MS} ms; try --time-scale)"
-            ))));
+            return Err(StepFail::from(crate::adapter::AdapterError::from(
+                crate::adapter::Unsupported::RealClock {
+                    what: "waiting for request.timeout.ms:",
+                    ms: wait,
+                    limit: MAX_REAL_WAIT_MS,
+                    hint: "; try --time-scale",
+                },
+            )));
         }
         self.session.advance(wait).await?;
         Ok(())

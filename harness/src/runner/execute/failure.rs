@@ -44,7 +44,7 @@ impl From<AdapterError> for StepFail {
         let mut f = StepFailure::msg(e.to_string());
         f.errored = true;
         if let AdapterError::Unsupported(reason) = e {
-            f.unsupported = Some(reason);
+            f.unsupported = Some(reason.to_string());
         }
         f
     }

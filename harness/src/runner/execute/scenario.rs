@@ -253,7 +253,7 @@ pub async fn execute_into(
     let session = match target.open(config).await {
         Ok(s) => s,
         Err(AdapterError::Unsupported(reason)) => {
-            return ScenarioOutcome::unsupported(vec![UnsupportedCause::Target(reason)])
+            return ScenarioOutcome::unsupported(vec![UnsupportedCause::Target(reason.to_string())])
         }
         Err(e) => return ScenarioOutcome::errored(setup_failure(&redactor, scenario, &e)),
     };
