@@ -21,7 +21,7 @@ use tokio::sync::mpsc;
 
 /// `kipcheck client` arguments.
 #[derive(Debug, Args)]
-pub struct ClientArgs {
+pub(super) struct ClientArgs {
     /// Bootstrap address `host:port` (used when the configuration has no `bootstrap.servers`).
     #[arg(long)]
     bootstrap: Option<String>,
@@ -44,7 +44,7 @@ pub struct ClientArgs {
 }
 
 /// Runs `kipcheck client`.
-pub fn run(a: ClientArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(a: ClientArgs) -> anyhow::Result<ExitCode> {
     if a.list_faults {
         for f in client_faults() {
             println!("{}", f.name());

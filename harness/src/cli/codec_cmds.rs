@@ -15,7 +15,7 @@ use super::EXIT_FINDING;
 
 /// Overrides for the numbers KIP-1324 leaves provisional.
 #[derive(Debug, Args)]
-pub struct ProvisionalArgs {
+pub(super) struct ProvisionalArgs {
     /// PushConfig's API key on the wire (provisional; default 95).
     #[arg(long, value_name = "N")]
     push_config_api_key: Option<i16>,
@@ -39,7 +39,7 @@ impl ProvisionalArgs {
 
 /// Arguments of `kipcheck decode`.
 #[derive(Debug, Args)]
-pub struct DecodeArgs {
+pub(crate) struct DecodeArgs {
     /// The bytes: hex text, @FILE (hex text or raw binary), or - for standard input.
     input: String,
     /// Decode a request (the default): a size-prefixed frame whose header names the API
@@ -70,7 +70,7 @@ pub struct DecodeArgs {
 
 /// Arguments of `kipcheck encode`.
 #[derive(Debug, Args)]
-pub struct EncodeArgs {
+pub(crate) struct EncodeArgs {
     /// A YAML (or JSON) file holding the message body with Kafka's field names (the `body`
     /// part of what `kipcheck decode` prints), or - for standard input.
     file: String,
@@ -146,7 +146,7 @@ fn report(err: &DecodeError) -> ExitCode {
 }
 
 /// Runs `kipcheck decode`.
-pub fn decode(a: DecodeArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn decode(a: DecodeArgs) -> anyhow::Result<ExitCode> {
     let bytes = read_bytes(&a.input)?;
     let numbers = a.provisional.numbers();
     if a.body {
@@ -246,7 +246,7 @@ enum Body {
 }
 
 /// Runs `kipcheck encode`.
-pub fn encode(a: EncodeArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn encode(a: EncodeArgs) -> anyhow::Result<ExitCode> {
     let numbers = a.provisional.numbers();
     let info = lookup(&a.api, a.response)?;
     if !info.valid.contains(a.version) {

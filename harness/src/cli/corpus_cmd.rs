@@ -16,7 +16,7 @@ use kipcheck::runner::{fnv1a64, run_suite, RunOptions};
 
 /// Arguments of `kipcheck export-corpus`.
 #[derive(Debug, Args)]
-pub struct ExportArgs {
+pub(super) struct ExportArgs {
     /// `--scenarios DIR` (default: the built-in suite).
     #[command(flatten)]
     suite: SuiteArgs,
@@ -26,7 +26,7 @@ pub struct ExportArgs {
 }
 
 /// Runs `kipcheck export-corpus`.
-pub fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
     let scenarios = load_all(&a.suite)?;
     let recorder = Arc::new(RecordingTarget::new(Arc::new(ReferenceTarget)));
     let target: Arc<dyn Target> = recorder.clone();

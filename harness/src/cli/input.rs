@@ -9,7 +9,7 @@ use kipcheck::codec::from_hex;
 /// Text made only of hex digits (spaces, newlines, `:` and `|` allowed, `#` starting a
 /// comment to the end of the line) is decoded as hex; other file or stdin contents are
 /// taken as raw bytes.
-pub fn read_bytes(arg: &str) -> anyhow::Result<Vec<u8>> {
+pub(super) fn read_bytes(arg: &str) -> anyhow::Result<Vec<u8>> {
     let (raw, literal) = if arg == "-" {
         let mut v = Vec::new();
         std::io::stdin()
@@ -43,7 +43,7 @@ pub fn read_bytes(arg: &str) -> anyhow::Result<Vec<u8>> {
 }
 
 /// Reads a text file, or standard input for `-`.
-pub fn read_text(arg: &str) -> anyhow::Result<String> {
+pub(super) fn read_text(arg: &str) -> anyhow::Result<String> {
     if arg == "-" {
         let mut s = String::new();
         std::io::stdin()

@@ -22,7 +22,7 @@ use super::{EXIT_FINDING, EXIT_TARGET};
 
 /// Arguments of `kipcheck interop`.
 #[derive(Debug, Args)]
-pub struct InteropArgs {
+pub(super) struct InteropArgs {
     /// Where the Markdown matrix goes.
     #[arg(long, default_value = "reports/peers.md")]
     out: PathBuf,
@@ -52,7 +52,7 @@ pub struct InteropArgs {
 
 /// Runs `kipcheck interop`. Exit 0: every must-hold fact holds (other peers' findings are
 /// reported, not fatal); 1: a must-hold fact is broken; 3: no peer, or a peer unreachable.
-pub fn run(a: InteropArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(a: InteropArgs) -> anyhow::Result<ExitCode> {
     let env = PeerEnv::from_lookup(|k| std::env::var(k).ok());
     if env.is_empty() {
         eprintln!(

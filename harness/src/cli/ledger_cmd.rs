@@ -14,7 +14,7 @@ use super::EXIT_FINDING;
 
 /// Arguments of `kipcheck ledger`.
 #[derive(Debug, Args)]
-pub struct LedgerArgs {
+pub(super) struct LedgerArgs {
     /// The requirements ledger (default: the built-in `scenarios/requirements.yaml`).
     #[arg(long, value_name = "FILE")]
     requirements: Option<PathBuf>,
@@ -31,7 +31,7 @@ pub struct LedgerArgs {
 }
 
 /// Runs `kipcheck ledger`.
-pub fn run(a: LedgerArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(a: LedgerArgs) -> anyhow::Result<ExitCode> {
     let ledger = match &a.requirements {
         Some(path) => Ledger::load(path),
         None => {

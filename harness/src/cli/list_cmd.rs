@@ -19,7 +19,7 @@ use super::target_args::TargetArgs;
 
 /// Arguments of `kipcheck list`.
 #[derive(Debug, Args)]
-pub struct ListArgs {
+pub(super) struct ListArgs {
     /// `--target` (default `reference`, which runs everything) and the options of live and
     /// `exec:` targets.
     #[command(flatten)]
@@ -33,7 +33,7 @@ pub struct ListArgs {
 }
 
 /// Runs `kipcheck list`.
-pub fn run(a: ListArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(a: ListArgs) -> anyhow::Result<ExitCode> {
     let (target, chosen) = match prepare(&a.target, &a.select) {
         Ok(p) => p,
         Err((code, _)) => return Ok(code),

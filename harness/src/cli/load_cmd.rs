@@ -13,7 +13,7 @@ use super::EXIT_TARGET;
 
 /// `kipcheck load` arguments.
 #[derive(Debug, Args)]
-pub struct LoadArgs {
+pub(super) struct LoadArgs {
     /// Server address, `HOST:PORT`.
     #[arg(long)]
     connect: String,
@@ -33,7 +33,7 @@ pub struct LoadArgs {
 
 /// Runs `kipcheck load`; prints one JSON object. Exit 3 when nothing reached the server
 /// (every connection or handshake failed, or no idle connection opened).
-pub fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -19,9 +19,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-pub use codec_cmds::{DecodeArgs, EncodeArgs};
+pub(crate) use codec_cmds::{DecodeArgs, EncodeArgs};
 
-pub use kipcheck::exit::{
+pub(crate) use kipcheck::exit::{
     FINDING as EXIT_FINDING, NOTHING_JUDGED as EXIT_NOTHING_JUDGED,
     NO_SCENARIOS as EXIT_NO_SCENARIOS, TARGET as EXIT_TARGET, USAGE as EXIT_USAGE,
 };
@@ -29,7 +29,7 @@ pub use kipcheck::exit::{
 /// kipcheck: conformance and fuzzing for Kafka KIP-1324, KIP-1326 and KIP-1294/KIP-1256.
 #[derive(Debug, Parser)]
 #[command(name = "kipcheck", version, about)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -87,7 +87,7 @@ enum Command {
 }
 
 /// Runs the parsed command.
-pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Decode(a) => codec_cmds::decode(a),
         Command::Encode(a) => codec_cmds::encode(a),

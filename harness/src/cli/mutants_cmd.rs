@@ -21,7 +21,7 @@ use super::{EXIT_FINDING, EXIT_USAGE};
 
 /// Arguments of `kipcheck mutants`.
 #[derive(Debug, Args)]
-pub struct MutantsArgs {
+pub(super) struct MutantsArgs {
     /// Only this variant (repeatable); default: every variant.
     #[arg(long = "mutant", value_name = "NAME")]
     mutants: Vec<String>,
@@ -64,7 +64,7 @@ fn list() -> String {
 }
 
 /// Runs `kipcheck mutants`.
-pub fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
     if a.list {
         print!("{}", list());
         return Ok(ExitCode::SUCCESS);

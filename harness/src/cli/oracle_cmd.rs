@@ -16,7 +16,7 @@ use super::EXIT_FINDING;
 
 /// Arguments of `kipcheck oracle`.
 #[derive(Debug, Args)]
-pub struct OracleArgs {
+pub(super) struct OracleArgs {
     /// The Java codec jar (`mvn -q -B -f interop/java-codec/pom.xml package` builds
     /// `interop/java-codec/target/kipcheck-java-codec.jar`); default: $KIPCHECK_JAVA_CODEC_JAR.
     #[arg(long, value_name = "PATH")]
@@ -36,7 +36,7 @@ pub struct OracleArgs {
 }
 
 /// Runs the comparison; exit 1 if any disagreement is not a documented difference.
-pub fn run(a: OracleArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(a: OracleArgs) -> anyhow::Result<ExitCode> {
     let jar = a
         .jar
         .or_else(|| std::env::var_os(JAVA_CODEC_JAR_ENV).map(PathBuf::from))

@@ -20,7 +20,7 @@ const EXIT_INTERRUPTED: u8 = 130;
 
 /// Arguments of `kipcheck run`.
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub(super) struct RunArgs {
     /// `--target` and the options of live and `exec:` targets.
     #[command(flatten)]
     target: TargetArgs,
@@ -83,7 +83,7 @@ where
 }
 
 /// Runs `kipcheck run`.
-pub fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     if a.dry_run {
         let (target, chosen) = match prepare(&a.target, &a.select) {
             Ok(p) => p,

@@ -49,7 +49,7 @@ impl std::fmt::Display for SuiteError {
 
 impl SuiteArgs {
     /// Every scenario of the source, sorted by id.
-    pub fn load(&self) -> Result<Vec<Scenario>, SuiteError> {
+    pub(super) fn load(&self) -> Result<Vec<Scenario>, SuiteError> {
         match &self.scenarios {
             None => load_embedded().map_err(SuiteError::Load),
             Some(dir) if !dir.is_dir() => Err(SuiteError::Missing(dir.clone())),
@@ -58,7 +58,7 @@ impl SuiteArgs {
     }
 
     /// The folder given with `--scenarios`, if any (for reproduction commands).
-    pub fn dir(&self) -> Option<&Path> {
+    pub(super) fn dir(&self) -> Option<&Path> {
         self.scenarios.as_deref()
     }
 }
@@ -122,7 +122,7 @@ pub(super) struct SelectArgs {
 
 impl SelectArgs {
     /// The selected scenarios, or the exit code to end with (after printing why).
-    pub fn select(&self) -> Result<Vec<Scenario>, ExitCode> {
+    pub(super) fn select(&self) -> Result<Vec<Scenario>, ExitCode> {
         load_selection(
             &self.suite,
             &self.filters.filters(self.grade),
@@ -155,7 +155,7 @@ pub(super) struct FilterArgs {
 
 impl FilterArgs {
     /// The runner's filters, with `grade` (only `run` has `--grade`).
-    pub fn filters(&self, grade: Option<Grade>) -> Filters {
+    pub(super) fn filters(&self, grade: Option<Grade>) -> Filters {
         Filters {
             ids: self.ids.clone(),
             kips: self.kips.clone(),

@@ -15,7 +15,7 @@ use kipcheck::serve::{ServeOptions, ServeScript, Server};
 
 /// `kipcheck serve` arguments.
 #[derive(Debug, Args)]
-pub struct ServeArgs {
+pub(super) struct ServeArgs {
     /// Address to listen on (`127.0.0.1:0` picks a free port; the chosen address is printed).
     #[arg(long, default_value = "127.0.0.1:9092")]
     listen: String,
@@ -51,7 +51,7 @@ pub struct ServeArgs {
 }
 
 /// Runs `kipcheck serve`.
-pub fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
     let mut opts = ServeOptions {
         advertised_host: a.advertised_host.clone(),
         idle_timeout: Duration::from_millis(a.idle_timeout_ms),

@@ -152,7 +152,7 @@ impl TargetArgs {
     /// The target, or the exit code to end with and the reason (printed already, and kept
     /// for an ABORTED report): 2 for a bad specification or capability, 3 for a target that
     /// fails to start or is unreachable.
-    pub fn build(&self) -> Result<Arc<dyn Target>, (ExitCode, String)> {
+    pub(super) fn build(&self) -> Result<Arc<dyn Target>, (ExitCode, String)> {
         let fail = |code: u8, why: String| {
             eprintln!("kipcheck: {why}");
             (ExitCode::from(code), why)

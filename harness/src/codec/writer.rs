@@ -288,7 +288,8 @@ fn put_tagged_fields_slow(
 
 /// The preserved unknown tagged fields of a struct, in ascending tag order, as the encoder
 /// merges them with the known ones written in place ([`put_tagged_count`]).
-pub type UnknownTags<'a> = std::iter::Peekable<std::collections::btree_map::Iter<'a, u32, Bytes>>;
+pub(super) type UnknownTags<'a> =
+    std::iter::Peekable<std::collections::btree_map::Iter<'a, u32, Bytes>>;
 
 /// Starts a tagged-field section whose `known_count` known fields the caller writes in
 /// place, in ascending tag order, each after [`put_unknown_tagged_below`] and

@@ -143,7 +143,7 @@ impl RunRecord {
 }
 
 /// Why a record without `Finished` was not finished, when nobody said.
-pub const NOT_FINISHED: &str =
+pub(super) const NOT_FINISHED: &str =
     "the run did not finish (it is still running, or was killed before writing its reports)";
 
 /// True for verdicts that make a run red: failed, errored, unexpected pass.

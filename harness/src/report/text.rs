@@ -39,26 +39,26 @@ impl Paint {
             s.to_owned()
         }
     }
-    pub fn red(self, s: &str) -> String {
+    pub(super) fn red(self, s: &str) -> String {
         self.wrap("31", s)
     }
-    pub fn green(self, s: &str) -> String {
+    pub(super) fn green(self, s: &str) -> String {
         self.wrap("32", s)
     }
-    pub fn yellow(self, s: &str) -> String {
+    pub(super) fn yellow(self, s: &str) -> String {
         self.wrap("33", s)
     }
-    pub fn magenta(self, s: &str) -> String {
+    pub(super) fn magenta(self, s: &str) -> String {
         self.wrap("35", s)
     }
-    pub fn dim(self, s: &str) -> String {
+    pub(super) fn dim(self, s: &str) -> String {
         self.wrap("2", s)
     }
-    pub fn bold(self, s: &str) -> String {
+    pub(super) fn bold(self, s: &str) -> String {
         self.wrap("1", s)
     }
     /// Colours a verdict tag.
-    pub fn verdict(self, v: Verdict) -> String {
+    pub(super) fn verdict(self, v: Verdict) -> String {
         let tag = verdict_tag(v);
         match v {
             Verdict::Passed => self.green(tag),

@@ -14,7 +14,7 @@ use kipcheck::model::{
 };
 
 /// A user configuration from pairs.
-pub fn cfg(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+pub(crate) fn cfg(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
     pairs
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -22,12 +22,12 @@ pub fn cfg(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 }
 
 /// An ApiVersions response that advertises PushConfig (key 95, v0) iff `push`.
-pub fn api_versions(push: bool) -> ApiVersionsResponse {
+pub(crate) fn api_versions(push: bool) -> ApiVersionsResponse {
     kipcheck::model::emulated_api_versions(push.then_some(ApiKey(95)))
 }
 
 /// A PushConfig response.
-pub fn push_response(
+pub(crate) fn push_response(
     code: ErrorCode,
     throttle_ms: i32,
     message: Option<&str>,
@@ -41,7 +41,7 @@ pub fn push_response(
 }
 
 /// The nodes PushConfig requests were sent to, in order.
-pub fn push_targets(out: &[ClientOutput]) -> Vec<NodeId> {
+pub(crate) fn push_targets(out: &[ClientOutput]) -> Vec<NodeId> {
     out.iter()
         .filter_map(|o| match o {
             ClientOutput::Send {
@@ -55,7 +55,7 @@ pub fn push_targets(out: &[ClientOutput]) -> Vec<NodeId> {
 }
 
 /// The events among outputs.
-pub fn events(out: &[ClientOutput]) -> Vec<Event> {
+pub(crate) fn events(out: &[ClientOutput]) -> Vec<Event> {
     out.iter()
         .filter_map(|o| match o {
             ClientOutput::Event(e) => Some(e.clone()),
@@ -65,7 +65,7 @@ pub fn events(out: &[ClientOutput]) -> Vec<Event> {
 }
 
 /// The WakeAt among outputs, if any.
-pub fn wake(out: &[ClientOutput]) -> Option<Millis> {
+pub(crate) fn wake(out: &[ClientOutput]) -> Option<Millis> {
     out.iter().find_map(|o| match o {
         ClientOutput::WakeAt(t) => Some(*t),
         _ => None,
@@ -74,7 +74,11 @@ pub fn wake(out: &[ClientOutput]) -> Option<Millis> {
 
 /// Starts `client` and connects it to `node`, answering ApiVersions with `push`; returns all
 /// outputs from the ApiVersions answer on.
-pub fn start_and_connect(client: &mut ClientModel, node: NodeId, push: bool) -> Vec<ClientOutput> {
+pub(crate) fn start_and_connect(
+    client: &mut ClientModel,
+    node: NodeId,
+    push: bool,
+) -> Vec<ClientOutput> {
     client.handle(Millis(0), ClientInput::Start);
     client.handle(Millis(0), ClientInput::Connected { node });
     client.handle(
@@ -88,7 +92,7 @@ pub fn start_and_connect(client: &mut ClientModel, node: NodeId, push: bool) -> 
 
 /// One client wired to brokers through the codec, responses arriving instantly: a
 /// [`Cluster`] whose every request is delivered at once, with what the tests read back.
-pub struct Sim {
+pub(crate) struct Sim {
     /// The models, their clock and what is in flight (checked after every step).
     pub cluster: Cluster,
     /// User requests released, in order.
@@ -99,7 +103,7 @@ pub struct Sim {
 
 impl Sim {
     /// A client of `client_type` and one broker per `(node, policy_configured)`.
-    pub fn new(
+    pub(crate) fn new(
         client_type: ClientType,
         user: BTreeMap<String, String>,
         profile: &SpecProfile,
@@ -123,17 +127,17 @@ impl Sim {
     }
 
     /// The client.
-    pub fn client(&self) -> &ClientModel {
+    pub(crate) fn client(&self) -> &ClientModel {
         self.cluster.client().expect("a Sim has a client")
     }
 
     /// The broker with node id `node`.
-    pub fn broker(&self, node: NodeId) -> &BrokerModel {
+    pub(crate) fn broker(&self, node: NodeId) -> &BrokerModel {
         &self.cluster.brokers()[&node]
     }
 
     /// Feeds an input and everything it causes, until quiet.
-    pub fn input(&mut self, input: ClientInput) {
+    pub(crate) fn input(&mut self, input: ClientInput) {
         self.cluster.input(input).expect("cluster step");
         self.settle();
     }
@@ -149,7 +153,7 @@ impl Sim {
     }
 
     /// Starts the client and connects every broker.
-    pub fn boot(&mut self) {
+    pub(crate) fn boot(&mut self) {
         self.input(ClientInput::Start);
         let ids: Vec<NodeId> = self.cluster.brokers().keys().copied().collect();
         for node in ids {
@@ -158,13 +162,13 @@ impl Sim {
     }
 
     /// Advances to `t` at once, ticking the client there.
-    pub fn advance_to(&mut self, t: Millis) {
+    pub(crate) fn advance_to(&mut self, t: Millis) {
         self.cluster.tick_at(t).expect("cluster tick");
         self.settle();
     }
 
     /// PushConfig requests sent, by node.
-    pub fn pushes(&self) -> Vec<NodeId> {
+    pub(crate) fn pushes(&self) -> Vec<NodeId> {
         self.sent
             .iter()
             .filter(|(_, _, b)| matches!(b, RequestBody::PushConfig(_)))

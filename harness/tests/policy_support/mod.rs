@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 /// Waits (at most 5 s) until `f` holds: the host's threads update its state asynchronously.
-pub fn eventually(f: impl Fn() -> bool) -> bool {
+pub(crate) fn eventually(f: impl Fn() -> bool) -> bool {
     for _ in 0..500 {
         if f() {
             return true;

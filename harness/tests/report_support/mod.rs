@@ -10,9 +10,9 @@ use kipcheck::runner::{
 };
 
 /// The id of the failed scenario, whose title carries a `<script>` injection.
-pub const FAILED_ID: &str = "size-max-plus-one";
+pub(crate) const FAILED_ID: &str = "size-max-plus-one";
 
-pub const EXPECTED_YAML: &str = "\
+pub(crate) const EXPECTED_YAML: &str = "\
 ClientInstanceId: AAAAAAAAAAAAAAAAAAAAAA
 Configs:
   - ConfigKey: client.id
@@ -27,7 +27,7 @@ Configs:
 
 /// The actual body: one value differs, and `ClientVersion` is a field the pattern does not
 /// name (the subset match ignores it).
-pub const ACTUAL_YAML: &str = "\
+pub(crate) const ACTUAL_YAML: &str = "\
 ClientInstanceId: AAAAAAAAAAAAAAAAAAAAAA
 ClientVersion: 4.4.0
 Configs:
@@ -42,7 +42,7 @@ Configs:
 ";
 
 /// 21 bytes: two hex rows, with `<`, `>` and `&` in the ASCII column.
-pub const RAW_HEX: &str = "000000170000000d00056b6970636865636b3c3e26";
+pub(crate) const RAW_HEX: &str = "000000170000000d00056b6970636865636b3c3e26";
 
 fn result(id: &str, area: &str, kip: &str, verdict: Verdict) -> ScenarioResult {
     ScenarioResult {
@@ -75,7 +75,7 @@ fn result(id: &str, area: &str, kip: &str, verdict: Verdict) -> ScenarioResult {
 
 /// The failed scenario's exchange: one entry cut, an action, the request kipcheck answered
 /// and its answer (with an `<` to escape).
-pub fn exchange() -> Exchange {
+pub(crate) fn exchange() -> Exchange {
     let entry = |seq, at_ms, direction, kind, peer: &str| ExchangeEntry {
         seq,
         at_ms,
@@ -120,7 +120,7 @@ pub fn exchange() -> Exchange {
 }
 
 /// The six results, one per verdict, in id order.
-pub fn results() -> Vec<ScenarioResult> {
+pub(crate) fn results() -> Vec<ScenarioResult> {
     let client = "kip1324-client";
     let validation = "kip1294-validation";
 
@@ -235,7 +235,7 @@ pub fn results() -> Vec<ScenarioResult> {
     all
 }
 
-pub fn run_info() -> RunInfo {
+pub(crate) fn run_info() -> RunInfo {
     RunInfo {
         target: "reference".into(),
         seed: 42,
@@ -247,7 +247,7 @@ pub fn run_info() -> RunInfo {
     }
 }
 
-pub fn summary() -> Summary {
+pub(crate) fn summary() -> Summary {
     Summary {
         passed: 1,
         failed: 1,
@@ -269,7 +269,7 @@ pub fn summary() -> Summary {
 }
 
 /// The event stream: scenarios start and finish interleaved, not in id order.
-pub fn events() -> Vec<RunEvent> {
+pub(crate) fn events() -> Vec<RunEvent> {
     let by_id = |id: &str| {
         results()
             .into_iter()
@@ -302,7 +302,7 @@ pub fn events() -> Vec<RunEvent> {
 }
 
 /// Compares `actual` with `harness/testdata/report/<name>`; `KIPCHECK_BLESS=1` rewrites it.
-pub fn assert_snapshot(name: &str, actual: &str) {
+pub(crate) fn assert_snapshot(name: &str, actual: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("testdata/report")
         .join(name);
@@ -326,7 +326,7 @@ pub fn assert_snapshot(name: &str, actual: &str) {
 }
 
 /// A fresh, empty directory under cargo's per-target test tmpdir.
-pub fn fresh_dir(name: &str) -> PathBuf {
+pub(crate) fn fresh_dir(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&dir);
     dir

@@ -22,10 +22,10 @@ use crate::model::time::Millis;
 
 /// The IncrementalAlterConfigs operations.
 mod op {
-    pub const SET: i8 = 0;
-    pub const DELETE: i8 = 1;
-    pub const APPEND: i8 = 2;
-    pub const SUBTRACT: i8 = 3;
+    pub(super) const SET: i8 = 0;
+    pub(super) const DELETE: i8 = 1;
+    pub(super) const APPEND: i8 = 2;
+    pub(super) const SUBTRACT: i8 = 3;
 }
 
 /// One resource's outcome: `Ok(new config map)` or an error code and message.

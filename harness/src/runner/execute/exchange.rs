@@ -17,11 +17,11 @@ use crate::codec::{
 use crate::runner::events::{Direction, Exchange, ExchangeEntry, ExchangeKind};
 
 /// Entries kept per scenario (the last ones: the failure is at the end).
-pub const MAX_ENTRIES: usize = 32;
+pub(super) const MAX_ENTRIES: usize = 32;
 /// Bytes of a body's JSON rendering kept per entry.
-pub const MAX_BODY_BYTES: usize = 4096;
+pub(super) const MAX_BODY_BYTES: usize = 4096;
 /// Bytes of a frame shown as hex per entry.
-pub const MAX_FRAME_BYTES: usize = 512;
+pub(super) const MAX_FRAME_BYTES: usize = 512;
 
 /// The other end of a frame.
 #[derive(Clone, Copy, Debug)]

@@ -179,7 +179,10 @@ pub fn gate(caps: &Capabilities, scenario: &Scenario) -> Vec<UnsupportedCause> {
 }
 
 /// Every leaf of the profile where `a` and `b` differ: `(path, a's value, b's value)`.
-pub fn differing_readings(a: &SpecProfile, b: &SpecProfile) -> Vec<(String, String, String)> {
+pub(super) fn differing_readings(
+    a: &SpecProfile,
+    b: &SpecProfile,
+) -> Vec<(String, String, String)> {
     fn walk(
         path: &str,
         a: &serde_json::Value,

@@ -18,7 +18,7 @@ pub const STARTUP_ALLOWANCE_MS: u64 = 10_000;
 
 /// What a real-clock timing record says for the `after_ms` of the first request after `start`,
 /// which includes the client process's start-up and is therefore not judged.
-pub const STARTUP_NOT_JUDGED: &str = "not judged: includes the client's start-up";
+pub(super) const STARTUP_NOT_JUDGED: &str = "not judged: includes the client's start-up";
 
 /// How one scenario's timed steps are judged on a real-clock target.
 #[derive(Clone, Debug, PartialEq)]
