@@ -3,12 +3,14 @@
 //! carry what went wrong (command, address, API, version, node, the underlying error as
 //! `#[source]`, a process's output tails). The runner sorts by kind (an unsupported step makes
 //! the scenario unsupported, everything else errors it; the binary maps setup errors to its
-//! usage exit code) and prints the message. Not a finding: a wrong answer from the
+//! usage exit code) and prints the message. [`ProbeError`] is why a `tcp://` target's
+//! ApiVersions probe failed. Not a finding: a wrong answer from the
 //! implementation under test is judged by the runner, never returned here. Holds no I/O.
 
 use std::fmt;
 use std::path::PathBuf;
 use std::process::ExitStatus;
+use std::sync::Arc;
 
 use crate::adapter::metadata_log::MetadataLogError;
 use crate::adapter::policy_host::PolicyHostError;
@@ -328,11 +330,8 @@ pub enum Crash {
     #[error("the target stopped reading (write timed out)")]
     StoppedReading,
     /// A live target did not answer its ApiVersions probe when the target was built.
-    #[error("target unreachable: {reason}")]
-    ProbeFailed {
-        /// The probe's error.
-        reason: String,
-    },
+    #[error("target unreachable: {0}")]
+    ProbeFailed(#[source] ProbeError),
     /// kipcheck was asked to answer a request the client never sent.
     #[error("no unanswered request from the client to node {node}")]
     NothingToAnswer {
@@ -663,4 +662,97 @@ pub enum Violation {
         #[source]
         source: EncodeError,
     },
+}
+
+/// Why the ApiVersions probe of a live target failed.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The address does not resolve.
+    #[error("cannot resolve {addr}: {source}")]
+    Resolve {
+        /// `host:port`.
+        addr: String,
+        /// The resolver's error.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// The address resolves to nothing.
+    #[error("{addr} resolves to nothing")]
+    NoAddress {
+        /// `host:port`.
+        addr: String,
+    },
+    /// A socket step failed.
+    #[error("{stage} {addr}: {source}")]
+    Io {
+        /// Which step.
+        stage: ProbeStage,
+        /// `host:port`.
+        addr: String,
+        /// The socket's error.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// The answer ends before its size prefix says.
+    #[error("ApiVersions answer from {addr} cut short: {source}")]
+    CutShort {
+        /// `host:port`.
+        addr: String,
+        /// The socket's error.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// kipcheck could not encode its own request.
+    #[error("probe request: {0}")]
+    Encode(#[source] EncodeError),
+    /// The answer's size prefix is out of bounds.
+    #[error("ApiVersions answer from {addr} claims {claimed} bytes")]
+    Oversize {
+        /// `host:port`.
+        addr: String,
+        /// The size prefix.
+        claimed: i32,
+    },
+    /// The answer does not decode.
+    #[error("ApiVersions answer from {addr} does not decode: {source}")]
+    Decode {
+        /// `host:port`.
+        addr: String,
+        /// The codec's error.
+        #[source]
+        source: DecodeError,
+    },
+    /// The answer decodes as another API.
+    #[error("ApiVersions answer of another API")]
+    OtherApi,
+    /// The answer carries an error code.
+    #[error("ApiVersions answered error {error_code}")]
+    ErrorCode {
+        /// The code on the wire.
+        error_code: i16,
+    },
+}
+
+/// The socket step of a probe that failed (its text leads the error).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeStage {
+    /// Connecting.
+    Connect,
+    /// Setting the socket's timeouts.
+    Socket,
+    /// Writing the request.
+    Write,
+    /// Reading the answer's size.
+    NoAnswer,
+}
+
+impl fmt::Display for ProbeStage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ProbeStage::Connect => "cannot connect to",
+            ProbeStage::Socket => "socket options for",
+            ProbeStage::Write => "probe write to",
+            ProbeStage::NoAnswer => "no ApiVersions answer from",
+        })
+    }
 }

@@ -17,8 +17,8 @@ pub mod tcp;
 
 pub use client_cmd::{ClientCmdSession, ClientCmdTarget, BOOTSTRAP_PLACEHOLDER};
 pub use error::{
-    AdapterError, ClientFault, Crash, Moment, ProcessEnd, ProtocolViolation, SetupError, Tails,
-    TimedOut, Unsupported, Violation, Waiting,
+    AdapterError, ClientFault, Crash, Moment, ProbeError, ProbeStage, ProcessEnd,
+    ProtocolViolation, SetupError, Tails, TimedOut, Unsupported, Violation, Waiting,
 };
 pub use exec::{ExecSession, ExecTarget, FrameEncoding, PROTOCOL_VERSION};
 pub use exec_process::ExecOptions;
@@ -32,4 +32,4 @@ pub use target::{
     unclaimable_live, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig,
     Target, TargetOptions, EMULATED_CONTROLLER_NODE,
 };
-pub use tcp::{ProbeError, ProbeStage, TcpSession, TcpTarget};
+pub use tcp::{TcpSession, TcpTarget};

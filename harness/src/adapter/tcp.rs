@@ -22,7 +22,7 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
-use super::error::{Crash, SetupError, TimedOut, Unsupported};
+use super::error::{Crash, ProbeError, ProbeStage, SetupError, TimedOut, Unsupported};
 use super::metadata_log::MetadataLogReader;
 use super::policy_host::{PolicyHost, PolicyScope};
 use super::target::{
@@ -74,99 +74,6 @@ impl Probe {
     /// The advertised range of `wire_key`, if any.
     pub fn range(&self, wire_key: ApiKey) -> Option<AdvertisedApi> {
         self.apis.iter().copied().find(|a| a.api_key == wire_key.0)
-    }
-}
-
-/// Why the ApiVersions probe of a live target failed.
-#[derive(Clone, Debug, thiserror::Error)]
-pub enum ProbeError {
-    /// The address does not resolve.
-    #[error("cannot resolve {addr}: {source}")]
-    Resolve {
-        /// `host:port`.
-        addr: String,
-        /// The resolver's error.
-        #[source]
-        source: Arc<std::io::Error>,
-    },
-    /// The address resolves to nothing.
-    #[error("{addr} resolves to nothing")]
-    NoAddress {
-        /// `host:port`.
-        addr: String,
-    },
-    /// A socket step failed.
-    #[error("{stage} {addr}: {source}")]
-    Io {
-        /// Which step.
-        stage: ProbeStage,
-        /// `host:port`.
-        addr: String,
-        /// The socket's error.
-        #[source]
-        source: Arc<std::io::Error>,
-    },
-    /// The answer ends before its size prefix says.
-    #[error("ApiVersions answer from {addr} cut short: {source}")]
-    CutShort {
-        /// `host:port`.
-        addr: String,
-        /// The socket's error.
-        #[source]
-        source: Arc<std::io::Error>,
-    },
-    /// kipcheck could not encode its own request.
-    #[error("probe request: {0}")]
-    Encode(#[source] crate::codec::EncodeError),
-    /// The answer's size prefix is out of bounds.
-    #[error("ApiVersions answer from {addr} claims {claimed} bytes")]
-    Oversize {
-        /// `host:port`.
-        addr: String,
-        /// The size prefix.
-        claimed: i32,
-    },
-    /// The answer does not decode.
-    #[error("ApiVersions answer from {addr} does not decode: {source}")]
-    Decode {
-        /// `host:port`.
-        addr: String,
-        /// The codec's error.
-        #[source]
-        source: crate::codec::DecodeError,
-    },
-    /// The answer decodes as another API.
-    #[error("ApiVersions answer of another API")]
-    OtherApi,
-    /// The answer carries an error code.
-    #[error("ApiVersions answered error {error_code}")]
-    ErrorCode {
-        /// The code on the wire.
-        error_code: i16,
-    },
-}
-
-/// The socket step of a probe that failed (its text leads the error).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProbeStage {
-    /// Connecting.
-    Connect,
-    /// Setting the socket's timeouts.
-    Socket,
-    /// Writing the request.
-    Write,
-    /// Reading the answer's size.
-    NoAnswer,
-}
-
-impl std::fmt::Display for ProbeStage {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            ProbeStage::Connect => "cannot connect to",
-            ProbeStage::Socket => "socket options for",
-            ProbeStage::Write => "probe write to",
-            ProbeStage::NoAnswer => "no ApiVersions answer from",
-        })
     }
 }
 
@@ -439,8 +346,7 @@ impl Target for TcpTarget {
 
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
         if let Err(e) = &self.probe {
-            let reason = e.to_string();
-            return Err(Crash::ProbeFailed { reason }.into());
+            return Err(Crash::ProbeFailed(e.clone()).into());
         }
         let needs_policy = config.setup.broker.is_some();
         if let Some(reason) = self.setup_mismatch(&config, needs_policy) {
