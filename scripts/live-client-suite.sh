@@ -44,7 +44,7 @@ live_run() {
   local extra=""
   if [ "${1:-}" = "--fault" ]; then extra=" --fault $2"; shift 2; fi
   "$bin" run \
-    --target "client-cmd:$bin client --bootstrap {bootstrap} --config {config} --profile {profile}$extra" \
+    --target "client-cmd:$bin client --bootstrap {bootstrap} --config {config} --profile {profile} --seed {seed}$extra" \
     --capability user_requests --capability connect_requests --time-scale "$scale" --jobs "$jobs" --seed "$seed" \
     --timeout-ms 120000 --report-dir "$dir" "$@"
 }

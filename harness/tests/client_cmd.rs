@@ -467,3 +467,61 @@ async fn the_connect_channel_gives_a_live_client_its_connections() {
         );
     }
 }
+
+/// A `repeat:` scenario on a live client: each run is a new `kipcheck client` process whose
+/// seed is the run's (`--seed {seed}`), so its node choice varies across the 16 runs and the
+/// scenario passes; the same client with `fixed-node-choice` retries on node 2 in every run
+/// and fails with the values it took; and a client that ignores the run seed (none passed:
+/// always seed 0) is as deterministic as that bug, so it fails the same way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repeated_scenario_judges_a_live_clients_node_choice_across_runs() {
+    let bin = env!("CARGO_BIN_EXE_kipcheck");
+    let base =
+        format!("{bin} client --bootstrap {{bootstrap}} --config {{config}} --profile {{profile}}");
+    let filters = Filters {
+        ids: vec!["c1324-random-node-varies-across-runs".into()],
+        ..Filters::default()
+    };
+    let mut opts = scaled_options(vec![Capability::UserRequests, Capability::ConnectRequests]);
+    opts.time_scale = Some(0.1);
+    let (results, _) = run_selected(&format!("{base} --seed {{seed}}"), &filters, 1, &opts).await;
+    assert_eq!(
+        verdicts(&results),
+        vec![(
+            "c1324-random-node-varies-across-runs".into(),
+            "Passed".into(),
+            None
+        )]
+    );
+    // Six judged expect_request steps a run, and the distinct judgement.
+    assert_eq!(results[0].steps_judged, 16 * 6 + 1);
+    for (command, node) in [
+        (
+            format!("{base} --seed {{seed}} --fault fixed-node-choice"),
+            Some("2"),
+        ),
+        (base.clone(), None),
+    ] {
+        let (results, _) = run_selected(&command, &filters, 1, &opts).await;
+        let failure = results[0].failure.as_ref().expect("a failure");
+        assert_eq!(
+            results[0].verdict,
+            kipcheck::runner::Verdict::Failed,
+            "{command}"
+        );
+        assert!(
+            failure
+                .message
+                .starts_with("\"retry_node\" took 1 different value(s) over 16 runs (seeds "),
+            "{}",
+            failure.message
+        );
+        let actual = failure.actual.as_deref().expect("the values taken");
+        let taken: Vec<&str> = actual.split(", ").collect();
+        assert_eq!(taken.len(), 16, "{actual}");
+        assert!(taken.iter().all(|n| *n == taken[0]), "{actual}");
+        if let Some(node) = node {
+            assert_eq!(taken[0], node, "{actual}");
+        }
+    }
+}

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use kipcheck::scenario::{
-    load_dir, load_file, LoadError, LoadErrorKind, ProfileOverrideError, StepError,
+    load_dir, load_file, LoadError, LoadErrorKind, ProfileOverrideError, RepeatError, StepError,
 };
 
 /// A fresh scenarios folder under the target dir, named after the test.
@@ -298,4 +298,51 @@ fn misused_captures_are_refused_at_their_step() {
         );
         assert_eq!((e.line, e.message().as_str()), (7, message), "{steps}");
     }
+}
+
+/// `repeat:` is checked where it stands: `runs` in 2..=64, `at_least` in 2..=runs, and each
+/// distinct capture made by a step (`$capture` or `capture_node`).
+#[test]
+fn repeat_out_of_bounds_or_uncaptured_is_located() {
+    let client_head = "title: t\nkip: KIP-1324\ngrade: MUST\nroles: [client]\n";
+    let steps = "steps:\n  - start\n  - expect_request: { api: ApiVersions, capture_node: n }\n";
+    let cases: [(&str, RepeatError); 4] = [
+        ("repeat:\n  runs: 1\n", RepeatError::Runs { runs: 1 }),
+        ("repeat:\n  runs: 65\n", RepeatError::Runs { runs: 65 }),
+        (
+            "repeat:\n  runs: 4\n  distinct:\n    - { capture: n, at_least: 5 }\n",
+            RepeatError::AtLeast {
+                capture: "n".into(),
+                at_least: 5,
+                runs: 4,
+            },
+        ),
+        (
+            "repeat:\n  runs: 4\n  distinct:\n    - { capture: m, at_least: 2 }\n",
+            RepeatError::NotCaptured {
+                capture: "m".into(),
+            },
+        ),
+    ];
+    for (i, (repeat, want)) in cases.into_iter().enumerate() {
+        let id = format!("r{i}");
+        let e = load_err(
+            &format!("repeat_{i}"),
+            &format!("{id}.yaml"),
+            &format!("id: {id}\n{client_head}{repeat}{steps}"),
+        );
+        assert_eq!((e.line, e.col), (7, 3), "{e}");
+        match &*e.kind {
+            LoadErrorKind::Repeat(got) => assert_eq!(got, &want),
+            other => panic!("expected a repeat error, got {other:?}"),
+        }
+    }
+    // In bounds and captured: it loads.
+    let root = dir("repeat_ok");
+    let text = format!(
+        "id: ok\n{client_head}repeat:\n  runs: 4\n  distinct:\n    - {{ capture: n, at_least: 2 }}\n{steps}"
+    );
+    let p = write(&root, "ok.yaml", &text);
+    let s = load_file(&p, &root).expect("loads");
+    assert_eq!(s.file.repeat.map(|r| r.value.runs), Some(4));
 }

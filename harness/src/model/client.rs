@@ -764,7 +764,11 @@ impl ClientModel {
                 if candidates.is_empty() {
                     return;
                 }
-                let n = candidates[self.rng.below(candidates.len() as u64) as usize];
+                let n = if self.faults.has(Fault::FixedNodeChoice) {
+                    candidates[0]
+                } else {
+                    candidates[self.rng.below(candidates.len() as u64) as usize]
+                };
                 self.sticky = Some(n);
                 self.emit(
                     now,

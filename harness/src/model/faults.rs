@@ -76,6 +76,8 @@ faults! {
     HandshakePerConnection => "handshake-per-connection",
     /// Client: PushConfig goes to any node that answered ApiVersions, advertised or not.
     PushToUnadvertisingBroker => "push-to-unadvertising-broker",
+    /// Client: the handshake node is always the lowest-numbered candidate, never a random one.
+    FixedNodeChoice => "fixed-node-choice",
     /// Client: producers/consumers/admins embedded in Kafka Streams do their own handshake.
     EmbeddedClientsHandshake => "embedded-clients-handshake",
     /// Client: a producer's user request waits only until client start + `max.block.ms`, not `max.block.ms` from its own call.

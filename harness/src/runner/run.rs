@@ -69,7 +69,9 @@ pub async fn run_suite_until(
     let mut stream = futures::stream::iter(scenarios.into_iter().map(|s| {
         let target = Arc::clone(&target);
         let seed = scenario_seed(options.seed, &s.file.id);
-        let timeout = options.scenario_timeout;
+        // The limit is per run: a `repeat:` scenario gets it once for each of its runs.
+        let runs = s.file.repeat.as_ref().map_or(1, |r| r.value.runs);
+        let timeout = options.scenario_timeout.saturating_mul(runs);
         async move {
             let t0 = Instant::now();
             let id = s.file.id.clone();

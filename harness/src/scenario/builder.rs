@@ -37,6 +37,7 @@ impl ScenarioBuilder {
                 tags: Vec::new(),
                 setup: Setup::default(),
                 steps: Vec::new(),
+                repeat: None,
             },
         }
     }
@@ -123,6 +124,7 @@ impl ScenarioBuilder {
             within_ms: 1000,
             after_ms: None,
             encoded_size: None,
+            capture_node: None,
         }))
     }
 

@@ -86,6 +86,9 @@ pub enum LoadErrorKind {
     /// A body does not fit its message (located at the field).
     #[error(transparent)]
     Body(#[from] BodyError),
+    /// `repeat` is out of its bounds or names a capture no step makes.
+    #[error(transparent)]
+    Repeat(#[from] RepeatError),
     /// Another file has the same `id`.
     #[error("duplicate id {id:?} (also {})", .first.display())]
     Duplicate {
@@ -93,6 +96,35 @@ pub enum LoadErrorKind {
         id: String,
         /// The file that has it first.
         first: PathBuf,
+    },
+}
+
+/// A `repeat:` that cannot be run.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum RepeatError {
+    /// `runs` outside 2..=64.
+    #[error("repeat: runs must be 2 to 64, not {runs}")]
+    Runs {
+        /// What the file says.
+        runs: u32,
+    },
+    /// `at_least` outside 2..=runs.
+    #[error(
+        "repeat: distinct {capture:?} needs at_least between 2 and runs ({runs}), not {at_least}"
+    )]
+    AtLeast {
+        /// The capture.
+        capture: String,
+        /// What the file says.
+        at_least: usize,
+        /// The runs.
+        runs: u32,
+    },
+    /// No step captures this name.
+    #[error("repeat: distinct {capture:?} is captured by no step ($capture or capture_node)")]
+    NotCaptured {
+        /// The capture.
+        capture: String,
     },
 }
 

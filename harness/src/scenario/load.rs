@@ -11,10 +11,13 @@ use serde_saphyr::Spanned;
 
 use super::body_schema::{check_body, Against, BodyError, Seg};
 use super::error::{
-    FillError, LoadError, LoadErrorKind, ProfileOverrideError, StepError, TypedBodyError,
+    FillError, LoadError, LoadErrorKind, ProfileOverrideError, RepeatError, StepError,
+    TypedBodyError,
 };
 use super::matcher::{capture_names, resolve_names, unknown_matcher};
-use super::types::{Nodes, Outcome, ScenarioFile, Step, MAX_REAL_TIME_WAIT_MS};
+use super::types::{
+    ExpectRequestStep, Nodes, Outcome, Repeat, ScenarioFile, Step, MAX_REAL_TIME_WAIT_MS,
+};
 use crate::codec::schema::{message_schema, MessageSchema};
 use crate::codec::{ApiKey, BodyInfo, ProvisionalNumbers, RequestBody, ResponseBody};
 use crate::model::SpecProfile;
@@ -281,6 +284,10 @@ fn validate_in(
         compiled.push(compile(&s.value, &numbers).map_err(at)?);
         check_captures(&s.value, &mut captured).map_err(at)?;
     }
+    if let Some(r) = &file.repeat {
+        let at = |e: RepeatError| err(r.referenced.line(), r.referenced.column(), e.into());
+        check_repeat(&r.value, &captured).map_err(at)?;
+    }
     let area = area.to_owned();
     Ok(Scenario {
         file,
@@ -329,11 +336,39 @@ fn check_captures(step: &Step, captured: &mut BTreeSet<String>) -> Result<(), St
         }
         new.extend(caps);
     }
+    if let Step::ExpectRequest(ExpectRequestStep {
+        capture_node: Some(name),
+        ..
+    }) = step
+    {
+        new.push(name.clone());
+    }
     if let (Step::ExpectNoEvent { .. }, Some(name)) = (step, new.first()) {
         let name = name.clone();
         return Err(StepError::NoEventCapture { name });
     }
     captured.extend(new);
+    Ok(())
+}
+
+/// `runs` and every `distinct` are in bounds, and every distinct capture is made by a step.
+fn check_repeat(r: &Repeat, captured: &BTreeSet<String>) -> Result<(), RepeatError> {
+    if !(2..=64).contains(&r.runs) {
+        return Err(RepeatError::Runs { runs: r.runs });
+    }
+    for d in &r.distinct {
+        if d.at_least < 2 || d.at_least > r.runs as usize {
+            return Err(RepeatError::AtLeast {
+                capture: d.capture.clone(),
+                at_least: d.at_least,
+                runs: r.runs,
+            });
+        }
+        if !captured.contains(&d.capture) {
+            let capture = d.capture.clone();
+            return Err(RepeatError::NotCaptured { capture });
+        }
+    }
     Ok(())
 }
 

@@ -66,6 +66,11 @@ impl Captures {
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.values.get(name)
     }
+
+    /// Keeps `value` as `name` (a step's own capture, such as `capture_node`).
+    pub fn insert(&mut self, name: &str, value: Value) {
+        self.values.insert(name.to_owned(), value);
+    }
 }
 
 /// Compares `expected` with `actual` (None = absent) and returns every mismatch. Capture

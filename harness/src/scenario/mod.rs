@@ -16,8 +16,8 @@ pub mod types;
 pub use builder::ScenarioBuilder;
 pub use embedded::load_embedded;
 pub use error::{
-    CaptureError, FillError, LoadError, LoadErrorKind, ProfileOverrideError, StepError,
-    TypedBodyError,
+    CaptureError, FillError, LoadError, LoadErrorKind, ProfileOverrideError, RepeatError,
+    StepError, TypedBodyError,
 };
 pub use fill::fill_push_config;
 pub use load::{
@@ -26,8 +26,8 @@ pub use load::{
 pub use matcher::Mismatch;
 pub use schema::scenario_schema;
 pub use types::{
-    BrokerSetup, Capability, ClientSetup, ControllerSetup, EmulatedBroker, EncodedSize,
+    BrokerSetup, Capability, ClientSetup, ControllerSetup, Distinct, EmulatedBroker, EncodedSize,
     ExpectCloseStep, ExpectEventStep, ExpectNoRequestStep, ExpectReleasedStep, ExpectRequestStep,
-    ExpectResponseStep, Fill, Grade, MatchMode, Nodes, Outcome, RespondStep, Role, ScenarioFile,
-    SendRawStep, SendStep, Setup, Step, MAX_FILL_BYTES,
+    ExpectResponseStep, Fill, Grade, MatchMode, Nodes, Outcome, Repeat, RespondStep, Role,
+    ScenarioFile, SendRawStep, SendStep, Setup, Step, MAX_FILL_BYTES,
 };

@@ -403,6 +403,10 @@ pub struct ExpectRequestStep {
     /// re-encoding), e.g. the client's `client.config.max.bytes` budget on a PushConfig.
     #[serde(default)]
     pub encoded_size: Option<EncodedSize>,
+    /// Keeps the node the request came from as a capture of this name (a number), for
+    /// `repeat.distinct` and `$eq_captured`/`$ne_captured`.
+    #[serde(default)]
+    pub capture_node: Option<String>,
 }
 
 /// Bounds on a request's encoded size, in bytes under a size measure.
@@ -658,4 +662,33 @@ pub struct ScenarioFile {
     /// Steps, with their positions in the file.
     #[schemars(with = "Vec<Step>")]
     pub steps: Vec<Spanned<Step>>,
+    /// Run the steps several times, each run a fresh session with the next seed, and judge
+    /// what must vary across runs (a random choice): see [`Repeat`].
+    #[serde(default)]
+    #[schemars(with = "Option<Repeat>")]
+    pub repeat: Option<Spanned<Repeat>>,
+}
+
+/// A scenario run several times: every run must pass, then each `distinct` capture must have
+/// taken enough different values across the runs. For requirements about randomness ("a
+/// randomly selected node"), which one run cannot show.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Repeat {
+    /// How many runs (2 to 64). Run k (from 0) uses seed `seed + k`; a live target gets a new
+    /// session (a new client process) per run.
+    pub runs: u32,
+    /// Captures that must vary across the runs.
+    #[serde(default)]
+    pub distinct: Vec<Distinct>,
+}
+
+/// A capture that must take at least `at_least` different values across a repeat's runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Distinct {
+    /// The capture's name (a `$capture` or a `capture_node` of the steps).
+    pub capture: String,
+    /// The fewest different values that pass (2 to `runs`).
+    pub at_least: usize,
 }

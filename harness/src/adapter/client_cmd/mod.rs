@@ -47,6 +47,9 @@ pub const CONFIG_PLACEHOLDER: &str = "{config}";
 pub const PROFILE_PLACEHOLDER: &str = "{profile}";
 /// The placeholder the scenario's client type (`consumer`, `admin`, ...) replaces.
 pub const CLIENT_TYPE_PLACEHOLDER: &str = "{client_type}";
+/// The placeholder the run's seed replaces (a decimal number; each run of a `repeat:`
+/// scenario has its own), for a client whose randomness can be seeded.
+pub const SEED_PLACEHOLDER: &str = "{seed}";
 /// Longest single `advance` or request wait on the real clock; longer ones are unsupported
 /// (advance) or cut to this bound (waits).
 pub const MAX_REAL_WAIT_MS: u64 = 60_000;
@@ -229,6 +232,7 @@ impl Target for ClientCmdTarget {
             .replace(BOOTSTRAP_PLACEHOLDER, &listeners[0].1.to_string());
         let client_type = client.map_or(ASSUMED_CLIENT_TYPE, |c| c.client_type);
         command = command.replace(CLIENT_TYPE_PLACEHOLDER, &serde_name(&client_type));
+        command = command.replace(SEED_PLACEHOLDER, &config.seed.to_string());
         let mut dir = None;
         if self.takes(CONFIG_PLACEHOLDER) || self.takes(PROFILE_PLACEHOLDER) {
             let d = TempDir::new()?;

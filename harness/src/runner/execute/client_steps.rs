@@ -115,8 +115,12 @@ impl Exec<'_> {
                 &body_json,
             ));
         }
+        if let Some(name) = &e.capture_node {
+            self.captures.insert(name, serde_json::Value::from(node));
+        }
         Ok(())
     }
+
     /// `respond`: kipcheck, as an emulated node, answers the oldest unanswered request.
     pub(super) async fn respond(&mut self, r: &RespondStep) -> Result<(), StepFail> {
         let Some(req) = self.received.get_mut(&r.to).and_then(VecDeque::pop_front) else {

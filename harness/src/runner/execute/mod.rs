@@ -7,6 +7,7 @@
 //! `failure.rs` builds located failures and `redact.rs` keeps secrets out of them; `exchange.rs`
 //! logs the frames that cross the session, for the reports of failing scenarios. Request
 //! bodies come prepared by the loader (`Scenario::compiled`).
+//! `repeat.rs` runs a `repeat:` scenario several times and judges what must vary across runs.
 //! Nothing here writes reports: the outcome goes back to `run.rs`.
 
 mod client_steps;
@@ -14,6 +15,7 @@ mod exchange;
 mod failure;
 mod observe_steps;
 mod redact;
+mod repeat;
 mod scenario;
 mod server_steps;
 mod timing;

@@ -243,6 +243,21 @@ pub async fn execute_into(
     if !causes.is_empty() {
         return ScenarioOutcome::unsupported(causes);
     }
+    match &scenario.file.repeat {
+        None => run_once(target, &caps, scenario, seed, sink).await.0,
+        Some(repeat) => super::repeat::repeated(target, &caps, scenario, seed, sink, repeat).await,
+    }
+}
+
+/// One run of the steps in a fresh session (the gate passed); the run's captures come back
+/// with a passed outcome (empty otherwise).
+pub(super) async fn run_once(
+    target: &dyn Target,
+    caps: &Capabilities,
+    scenario: &Scenario,
+    seed: u64,
+    sink: ExchangeSink,
+) -> (ScenarioOutcome, Captures) {
     let observed = caps.capabilities.contains(&Capability::Events);
     let kinds = target.observed_events();
     let redactor = Redactor::for_scenario(scenario);
@@ -256,9 +271,16 @@ pub async fn execute_into(
     let session = match target.open(config).await {
         Ok(s) => s,
         Err(AdapterError::Unsupported(reason)) => {
-            return ScenarioOutcome::unsupported(vec![UnsupportedCause::Target(reason.to_string())])
+            let cause = UnsupportedCause::Target(reason.to_string());
+            return (
+                ScenarioOutcome::unsupported(vec![cause]),
+                Captures::default(),
+            );
         }
-        Err(e) => return ScenarioOutcome::errored(setup_failure(&redactor, scenario, &e)),
+        Err(e) => {
+            let failure = setup_failure(&redactor, scenario, &e);
+            return (ScenarioOutcome::errored(failure), Captures::default());
+        }
     };
     let mut ex = Exec {
         scenario,
@@ -305,7 +327,7 @@ pub async fn execute_into(
                 // about the implementation follows from it.
                 let mut out = ScenarioOutcome::unsupported(vec![UnsupportedCause::Target(reason)]);
                 out.simulated_ms = ex.session.now_ms();
-                return out;
+                return (out, Captures::default());
             }
             let verdict = if f.errored {
                 Verdict::Errored
@@ -322,7 +344,7 @@ pub async fn execute_into(
                 mismatches: f.mismatches,
                 raw_hex: f.raw_hex,
             };
-            return ScenarioOutcome {
+            let out = ScenarioOutcome {
                 verdict,
                 unsupported_reason: None,
                 unsupported_causes: Vec::new(),
@@ -333,6 +355,7 @@ pub async fn execute_into(
                 timings: ex.timings,
                 exchange: ex.log.finish(),
             };
+            return (out, Captures::default());
         }
         let now = ex.session.now_ms();
         ex.last_step_end = ex.nominal_step_end.take().map_or(now, |end| end.max(now));
@@ -345,16 +368,16 @@ pub async fn execute_into(
         out.simulated_ms = ex.session.now_ms();
         out.timings = ex.timings;
         out.exchange = ex.log.finish();
-        return out;
+        return (out, Captures::default());
     }
     if judged == 0 {
         let mut out = ScenarioOutcome::unsupported(vec![UnsupportedCause::NothingJudged]);
         out.steps_not_observed = not_observed;
         out.simulated_ms = ex.session.now_ms();
         out.timings = ex.timings;
-        return out;
+        return (out, Captures::default());
     }
-    ScenarioOutcome {
+    let out = ScenarioOutcome {
         verdict: Verdict::Passed,
         unsupported_reason: None,
         unsupported_causes: Vec::new(),
@@ -364,11 +387,12 @@ pub async fn execute_into(
         steps_not_observed: not_observed,
         timings: ex.timings,
         exchange: None,
-    }
+    };
+    (out, ex.captures)
 }
 
 /// A failure of the session as a whole (opening it, or ending it), located at the setup.
-fn setup_failure(redactor: &Redactor, scenario: &Scenario, e: &AdapterError) -> Failure {
+pub(super) fn setup_failure(redactor: &Redactor, scenario: &Scenario, e: &AdapterError) -> Failure {
     redactor.failure(Failure {
         step: None,
         location: format!("{}:1:1", scenario.path.display()),
