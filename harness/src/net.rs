@@ -372,10 +372,19 @@ mod tests {
         (debug(&e), e.to_string(), e.mid_frame(), s.take_partial())
     }
 
+    /// (stream, cap, Debug, Display, mid-frame, bytes left of the unfinished frame)
+    type Case = (
+        &'static [u8],
+        usize,
+        &'static str,
+        &'static str,
+        bool,
+        &'static [u8],
+    );
+
     #[tokio::test]
     async fn a_claim_over_the_cap_or_a_cut_short_frame_fails_with_exact_values() {
-        // (stream, cap, Debug, Display, mid-frame, bytes left of the unfinished frame)
-        let cases: [(&'static [u8], usize, &str, &str, bool, &[u8]); 4] = [
+        let cases: [Case; 4] = [
             (
                 b"\0\0\0\x0bxxxxxxxxxxx",
                 10,
