@@ -24,6 +24,7 @@ pub mod interop;
 pub mod ledger;
 pub mod live_client;
 pub mod model;
+pub mod net;
 pub mod oracle;
 pub mod report;
 pub mod runner;

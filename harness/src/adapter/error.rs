@@ -16,6 +16,7 @@ use crate::adapter::metadata_log::MetadataLogError;
 use crate::adapter::policy_host::PolicyHostError;
 use crate::codec::{DecodeError, EncodeError, ErrorCode};
 use crate::model::{BrokerConfigError, ClientConfigError, ClusterError, ProfileError};
+use crate::net::NetError;
 use crate::scenario::TypedBodyError;
 
 /// Why the target could not be driven (not a finding: a finding is a wrong answer).
@@ -198,7 +199,7 @@ pub enum SetupError {
         api: &'static str,
         /// Why.
         #[source]
-        source: std::io::Error,
+        source: NetError,
     },
     /// A setup request's answer does not decode.
     #[error("{api} answer does not decode: {source}")]
@@ -693,14 +694,24 @@ pub enum ProbeError {
         #[source]
         source: Arc<std::io::Error>,
     },
-    /// The answer ends before its size prefix says.
+    /// No answer came: the connection closed, failed or timed out before a whole size
+    /// prefix.
+    #[error("no ApiVersions answer from {addr}: {source}")]
+    NoAnswer {
+        /// `host:port`.
+        addr: String,
+        /// Why.
+        #[source]
+        source: NetError,
+    },
+    /// The answer ends (or stalls) before its size prefix says.
     #[error("ApiVersions answer from {addr} cut short: {source}")]
     CutShort {
         /// `host:port`.
         addr: String,
-        /// The socket's error.
+        /// How far it came.
         #[source]
-        source: Arc<std::io::Error>,
+        source: NetError,
     },
     /// kipcheck could not encode its own request.
     #[error("probe request: {0}")]
@@ -711,7 +722,7 @@ pub enum ProbeError {
         /// `host:port`.
         addr: String,
         /// The size prefix.
-        claimed: i32,
+        claimed: i64,
     },
     /// The answer does not decode.
     #[error("ApiVersions answer from {addr} does not decode: {source}")]
@@ -742,8 +753,6 @@ pub enum ProbeStage {
     Socket,
     /// Writing the request.
     Write,
-    /// Reading the answer's size.
-    NoAnswer,
 }
 
 impl fmt::Display for ProbeStage {
@@ -752,7 +761,6 @@ impl fmt::Display for ProbeStage {
             ProbeStage::Connect => "cannot connect to",
             ProbeStage::Socket => "socket options for",
             ProbeStage::Write => "probe write to",
-            ProbeStage::NoAnswer => "no ApiVersions answer from",
         })
     }
 }

@@ -10,19 +10,20 @@
 //! reference model's event has (`offset`, `version`, `record`) plus `record_type`,
 //! `leader_epoch` and, for a record kipcheck cannot decode, `record_name`/`undecoded`.
 
-use std::io::{Read, Write};
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use thiserror::Error;
 
+use crate::net::{self, BlockingFrames, NetError};
+
 use crate::codec::fetch_request::{FetchPartition, FetchTopic, ReplicaState};
 use crate::codec::fetch_response::PartitionData;
 use crate::codec::{
     self, decode_record_batches, ApiKey, ApiVersionsRequest, DecodeError, ErrorCode, FetchRequest,
-    FrameReader, MetadataRecord, MetadataRecordBody, ProvisionalNumbers, RequestBody,
-    RequestHeader, ResponseBody, Uuid,
+    MetadataRecord, MetadataRecordBody, ProvisionalNumbers, RequestBody, RequestHeader,
+    ResponseBody, Uuid,
 };
 
 /// `__cluster_metadata`'s fixed topic id (Kafka's `Uuid.METADATA_TOPIC_ID`).
@@ -47,6 +48,16 @@ pub enum MetadataLogError {
         addr: String,
         /// The I/O error.
         source: std::io::Error,
+    },
+    /// A request could not be written or its answer frame not read (closed, cut short, over
+    /// the cap, timed out).
+    #[error("metadata log: {source}")]
+    Answer {
+        /// The controller address.
+        addr: String,
+        /// Why.
+        #[source]
+        source: NetError,
     },
     /// The controller does not advertise a Fetch version kipcheck speaks with topic ids (13+).
     #[error("{addr} advertises no Fetch version 13-18 (advertised: {advertised})")]
@@ -250,49 +261,24 @@ fn metadata_record(offset: i64, leader_epoch: i32, value: Option<&[u8]>, at: usi
 
 /// Sends one request and reads its answer frame (size prefix included), bounded.
 fn exchange(
-    stream: &mut TcpStream,
+    frames: &mut BlockingFrames,
     addr: &str,
     header: &RequestHeader,
     body: &RequestBody,
 ) -> Result<Vec<u8>, MetadataLogError> {
-    let io = |source| MetadataLogError::Io {
+    let frame = codec::encode_request_frame(header, body, &ProvisionalNumbers::default())?;
+    let answer = |source| MetadataLogError::Answer {
         addr: addr.to_owned(),
         source,
     };
-    let frame = codec::encode_request_frame(header, body, &ProvisionalNumbers::default())?;
-    stream.write_all(&frame).map_err(io)?;
-    let mut frames = FrameReader::new(FETCH_MAX_BYTES as usize + (1 << 20));
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match frames.next_frame() {
-            Ok(Some(payload)) => {
-                let mut out = (payload.len() as u32).to_be_bytes().to_vec();
-                out.extend_from_slice(&payload);
-                return Ok(out);
-            }
-            Ok(None) => {}
-            Err(source) => {
-                return Err(MetadataLogError::Decode {
-                    addr: addr.to_owned(),
-                    source,
-                })
-            }
-        }
-        let n = stream.read(&mut buf).map_err(io)?;
-        if n == 0 {
-            return Err(io(std::io::Error::new(
-                std::io::ErrorKind::UnexpectedEof,
-                "the controller closed the connection",
-            )));
-        }
-        frames.push(&buf[..n]);
-    }
+    net::write_frame_blocking(frames.get_mut(), addr, &frame).map_err(answer)?;
+    frames.next(FETCH_IO_TIMEOUT).map_err(answer)
 }
 
 /// An observer's connection to a controller's metadata log.
 pub struct MetadataLogReader {
     addr: String,
-    stream: TcpStream,
+    stream: BlockingFrames,
     fetch_version: i16,
     leader_epoch: i32,
     correlation_id: i32,
@@ -311,7 +297,7 @@ impl MetadataLogReader {
             .map_err(io)?
             .next()
             .ok_or_else(|| io(std::io::Error::other("resolves to nothing")))?;
-        let mut stream = TcpStream::connect_timeout(&sock, FETCH_IO_TIMEOUT).map_err(io)?;
+        let stream = TcpStream::connect_timeout(&sock, FETCH_IO_TIMEOUT).map_err(io)?;
         stream
             .set_read_timeout(Some(FETCH_IO_TIMEOUT))
             .map_err(io)?;
@@ -319,6 +305,7 @@ impl MetadataLogReader {
             .set_write_timeout(Some(FETCH_IO_TIMEOUT))
             .map_err(io)?;
         let _ = stream.set_nodelay(true);
+        let mut stream = BlockingFrames::new(stream, addr, FETCH_MAX_BYTES as usize + (1 << 20));
         let header = RequestHeader {
             request_api_key: ApiKey::API_VERSIONS.0,
             request_api_version: 3,

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::target::{
     AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
 };
-use crate::codec::{ApiKey, ProvisionalNumbers, ResponseBody};
+use crate::codec::{self, ApiKey, ProvisionalNumbers, ResponseBody};
 
 /// One recorded frame.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,9 +127,11 @@ impl RecordingSession {
 
     /// The canonical API key and version a request frame names in its header.
     fn request_id(&self, frame: &[u8]) -> Option<(ApiKey, i16)> {
-        let key = i16::from_be_bytes([*frame.get(4)?, *frame.get(5)?]);
-        let version = i16::from_be_bytes([*frame.get(6)?, *frame.get(7)?]);
-        Some((self.numbers.canonical_api_key(ApiKey(key)), version))
+        let peek = codec::peek_request(frame.get(4..)?);
+        Some((
+            self.numbers.canonical_api_key(peek.api_key?),
+            peek.api_version?,
+        ))
     }
 
     fn record_response(&self, pending: Option<(ApiKey, i16)>, frame: &[u8]) {

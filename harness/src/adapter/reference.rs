@@ -333,10 +333,10 @@ impl Session for ReferenceSession {
             return Ok(());
         }
         // Route by API: controller APIs go to the controller when the scenario tests one.
-        let key = frame.get(4..6).map(|b| {
-            self.numbers
-                .canonical_api_key(ApiKey(i16::from_be_bytes([b[0], b[1]])))
-        });
+        let key = frame
+            .get(4..)
+            .and_then(|p| codec::peek_request(p).api_key)
+            .map(|k| self.numbers.canonical_api_key(k));
         let to_controller = self.roles.contains(&Role::Controller)
             && (!self.roles.contains(&Role::Broker)
                 || key.is_some_and(|k| CONTROLLER_APIS.contains(&k)));

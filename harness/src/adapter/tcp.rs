@@ -10,14 +10,14 @@
 //! scenario, its calls reported as `policy_invoked` events). This module judges nothing.
 
 use std::collections::{btree_map, BTreeMap};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::ToSocketAddrs;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
@@ -37,6 +37,7 @@ use crate::codec::{
     Uuid,
 };
 use crate::model::SpecProfile;
+use crate::net::{BlockingFrames, FrameStream, NetError};
 use crate::scenario::{Capability, Role};
 
 /// Longest single `advance` on a real clock; longer ones are unsupported.
@@ -117,22 +118,21 @@ pub fn probe(addr: &str, numbers: &ProvisionalNumbers) -> Result<Probe, ProbeErr
         let frame =
             codec::encode_request_frame(&header, &body, numbers).map_err(ProbeError::Encode)?;
         s.write_all(&frame).map_err(|e| io(ProbeStage::Write, e))?;
-        let mut size = [0u8; 4];
-        s.read_exact(&mut size)
-            .map_err(|e| io(ProbeStage::NoAnswer, e))?;
-        let n = i32::from_be_bytes(size);
-        if !(0..=1 << 20).contains(&n) {
-            return Err(ProbeError::Oversize {
-                addr: at(),
-                claimed: n,
-            });
-        }
-        let mut resp = size.to_vec();
-        resp.resize(4 + n as usize, 0);
-        s.read_exact(&mut resp[4..])
-            .map_err(|e| ProbeError::CutShort {
-                addr: at(),
-                source: Arc::new(e),
+        let resp = BlockingFrames::new(s, at(), 1 << 20)
+            .next(IO_TIMEOUT)
+            .map_err(|source| match source {
+                NetError::OverCap { claimed, .. } => ProbeError::Oversize {
+                    addr: at(),
+                    claimed,
+                },
+                e if e.mid_frame() => ProbeError::CutShort {
+                    addr: at(),
+                    source: e,
+                },
+                e => ProbeError::NoAnswer {
+                    addr: at(),
+                    source: e,
+                },
             })?;
         let decoded = codec::decode_response_frame(
             &resp,
@@ -426,19 +426,11 @@ async fn exchange(
     tokio::time::timeout(IO_TIMEOUT, stream.write_all(&frame))
         .await
         .map_err(|_| TimedOut::Write { api })??;
-    let read = async {
-        let mut size = [0u8; 4];
-        stream.read_exact(&mut size).await?;
-        let n = i32::from_be_bytes(size);
-        if !(0..=1 << 20).contains(&n) {
-            return Err(std::io::Error::other(format!("answer claims {n} bytes")));
-        }
-        let mut resp = size.to_vec();
-        resp.resize(4 + n as usize, 0);
-        stream.read_exact(&mut resp[4..]).await?;
-        Ok(resp)
-    };
-    let resp = tokio::time::timeout(TOPIC_PREPARE_TIMEOUT, read)
+    let peer = stream
+        .peer_addr()
+        .map_or_else(|_| "the controller".to_owned(), |a| a.to_string());
+    let mut frames = FrameStream::new(stream, peer, 1 << 20);
+    let resp = tokio::time::timeout(TOPIC_PREPARE_TIMEOUT, frames.next(None))
         .await
         .map_err(|_| TimedOut::Answer { api })?
         .map_err(|source| SetupError::AnswerUnread { api, source })?;
@@ -718,36 +710,25 @@ pub struct TcpSession {
 /// Reads frames as they are (size prefix included) until the peer closes. A size prefix
 /// that is negative or over the codec's limit is delivered alone, a frame cut short as far
 /// as it came; both then count as a close.
-async fn read_frames(mut r: tokio::net::tcp::OwnedReadHalf, tx: mpsc::UnboundedSender<ConnOutput>) {
+async fn read_frames(
+    r: tokio::net::tcp::OwnedReadHalf,
+    addr: String,
+    tx: mpsc::UnboundedSender<ConnOutput>,
+) {
+    let mut frames = FrameStream::new(r, addr, DEFAULT_MAX_FRAME_SIZE);
     loop {
-        let mut size = [0u8; 4];
-        let mut got = 0;
-        while got < 4 {
-            match r.read(&mut size[got..]).await {
-                Ok(0) | Err(_) => {
-                    if got > 0 {
-                        let _ = tx.send(ConnOutput::Frame(size[..got].to_vec()));
-                    }
-                    let _ = tx.send(ConnOutput::Closed);
-                    return;
-                }
-                Ok(n) => got += n,
+        match frames.next(None).await {
+            Ok(frame) => {
+                let _ = tx.send(ConnOutput::Frame(frame));
             }
-        }
-        let n = i32::from_be_bytes(size);
-        if n < 0 || n as usize > DEFAULT_MAX_FRAME_SIZE {
-            let _ = tx.send(ConnOutput::Frame(size.to_vec()));
-            let _ = tx.send(ConnOutput::Closed);
-            return;
-        }
-        let mut frame = Vec::with_capacity(4 + (n as usize).min(64 * 1024));
-        frame.extend_from_slice(&size);
-        let mut body = (&mut r).take(n as u64);
-        let complete = body.read_to_end(&mut frame).await.is_ok() && frame.len() == 4 + n as usize;
-        let _ = tx.send(ConnOutput::Frame(frame));
-        if !complete {
-            let _ = tx.send(ConnOutput::Closed);
-            return;
+            Err(_) => {
+                let partial = frames.take_partial();
+                if !partial.is_empty() {
+                    let _ = tx.send(ConnOutput::Frame(partial));
+                }
+                let _ = tx.send(ConnOutput::Closed);
+                return;
+            }
         }
     }
 }
@@ -769,7 +750,7 @@ impl TcpSession {
         let _ = stream.set_nodelay(true);
         let (r, w) = stream.into_split();
         let (tx, rx) = mpsc::unbounded_channel();
-        let reader = tokio::spawn(read_frames(r, tx));
+        let reader = tokio::spawn(read_frames(r, addr.clone(), tx));
         Ok(vacant.insert(Conn {
             write: w,
             rx,

@@ -81,10 +81,77 @@ impl FrameReader {
         self.buf.len()
     }
 
+    /// The size the next frame's prefix claims, once its 4 bytes are in and it is within
+    /// bounds (negative or over `max`: `None`, and [`next_frame`](Self::next_frame) says why).
+    pub fn claimed(&self) -> Option<usize> {
+        let size = i32::from_be_bytes(self.buf.get(..4)?.try_into().ok()?);
+        usize::try_from(size).ok().filter(|&s| s <= self.max)
+    }
+
+    /// How many more bytes complete the next frame: the rest of its size prefix, then the
+    /// rest of its payload. 0 when a frame is ready, or when the prefix is bad (then
+    /// [`next_frame`](Self::next_frame) returns the error). A reader that reads at most this
+    /// many bytes never buffers past the current frame.
+    pub fn wanted(&self) -> usize {
+        if self.failed {
+            return 0;
+        }
+        if self.buf.len() < 4 {
+            return 4 - self.buf.len();
+        }
+        self.claimed()
+            .map_or(0, |size| (4 + size).saturating_sub(self.buf.len()))
+    }
+
+    /// `n` more zeroed bytes at the end of the buffer, for a reader that reads into place;
+    /// then [`filled`](Self::filled) says how many it wrote.
+    pub fn spare(&mut self, n: usize) -> &mut [u8] {
+        let at = self.buf.len();
+        self.buf.resize(at + n, 0);
+        &mut self.buf[at..]
+    }
+
+    /// Keeps the first `n` bytes of the last [`spare`](Self::spare) region and drops the
+    /// rest (`spare_len` is that region's length).
+    pub fn filled(&mut self, spare_len: usize, n: usize) {
+        let end = self.buf.len() - spare_len + n.min(spare_len);
+        self.buf.truncate(end);
+    }
+
+    /// Hands over the bytes of the incomplete frame buffered so far (size prefix included;
+    /// after a bad prefix, the prefix alone), e.g. to report how far a cut-short frame came.
+    pub fn take_buffered(&mut self) -> Vec<u8> {
+        self.consumed += self.buf.len();
+        std::mem::take(&mut self.buf)
+    }
+
     /// The next complete frame's payload, `Ok(None)` if more bytes are needed, or an error
     /// for a bad size prefix. After an error the stream is unusable and every later call
     /// returns the same kind of error.
     pub fn next_frame(&mut self) -> Result<Option<Vec<u8>>, DecodeError> {
+        Ok(self.next_span()?.map(|size| {
+            let payload = self.buf[4..4 + size].to_vec();
+            self.advance(size);
+            payload
+        }))
+    }
+
+    /// As [`next_frame`](Self::next_frame), but the frame as it came: size prefix included.
+    pub fn next_whole_frame(&mut self) -> Result<Option<Vec<u8>>, DecodeError> {
+        Ok(self.next_span()?.map(|size| {
+            let frame = self.buf[..4 + size].to_vec();
+            self.advance(size);
+            frame
+        }))
+    }
+
+    fn advance(&mut self, size: usize) {
+        self.buf.drain(..4 + size);
+        self.consumed += 4 + size;
+    }
+
+    /// The payload size of the complete frame at the front of the buffer.
+    fn next_span(&mut self) -> Result<Option<usize>, DecodeError> {
         if self.buf.len() < 4 {
             return Ok(None);
         }
@@ -102,11 +169,41 @@ impl FrameReader {
         if self.failed || self.buf.len() < 4 + size {
             return Ok(None);
         }
-        let payload = self.buf[4..4 + size].to_vec();
-        self.buf.drain(..4 + size);
-        self.consumed += 4 + size;
-        Ok(Some(payload))
+        Ok(Some(size))
     }
+}
+
+/// What the first bytes of a request payload (the bytes after the size prefix) name: the API
+/// key as on the wire, the version and the correlation id, each `None` when the payload is
+/// too short for it. Nothing else is decoded: for routers and recorders that look at a
+/// request before (or without) decoding it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RequestPeek {
+    /// `RequestApiKey` as sent (not translated to the canonical key).
+    pub api_key: Option<ApiKey>,
+    /// `RequestApiVersion`.
+    pub api_version: Option<i16>,
+    /// `CorrelationId`.
+    pub correlation_id: Option<i32>,
+}
+
+/// Reads the [`RequestPeek`] of a request payload (size prefix excluded).
+pub fn peek_request(payload: &[u8]) -> RequestPeek {
+    let mut r = Reader::new(payload);
+    let api_key = r.i16().ok().map(ApiKey);
+    let api_version = api_key.and_then(|_| r.i16().ok());
+    let correlation_id = api_version.and_then(|_| r.i32().ok());
+    RequestPeek {
+        api_key,
+        api_version,
+        correlation_id,
+    }
+}
+
+/// The correlation id a response payload (size prefix excluded) starts with, if it is long
+/// enough to hold one.
+pub fn peek_response_correlation_id(payload: &[u8]) -> Option<i32> {
+    Reader::new(payload).i32().ok()
 }
 
 /// The request header version for `api_version` of `api_key` (canonical key): 2 when the

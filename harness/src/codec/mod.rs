@@ -31,9 +31,10 @@ pub use error::{DecodeError, DecodeErrorKind, EncodeError, PathSegment};
 pub use error_code::ErrorCode;
 pub use frame::{
     decode_request, decode_request_frame, decode_request_header, decode_response,
-    decode_response_frame, encode_request_frame, encode_response_frame, frame,
-    request_header_version, response_body_versions, response_header_version, split_frame,
-    split_request_head, DecodedRequest, DecodedResponse, FrameReader,
+    decode_response_frame, encode_request_frame, encode_response_frame, frame, peek_request,
+    peek_response_correlation_id, request_header_version, response_body_versions,
+    response_header_version, split_frame, split_request_head, DecodedRequest, DecodedResponse,
+    FrameReader, RequestPeek,
 };
 pub use generated::*;
 pub use message::{Message, VersionRange};

@@ -6,7 +6,7 @@
 //! out. It judges through [`ClientFacts`] and never panics on what either side sends.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,9 +16,11 @@ use std::time::{Duration, Instant};
 
 use crate::child;
 use crate::codec::{
-    decode_request, decode_response, encode_response_frame, ApiKey, DecodeError, DecodeErrorKind,
-    KString, ProvisionalNumbers, ResponseBody,
+    decode_request, decode_response, encode_response_frame, peek_request,
+    peek_response_correlation_id, ApiKey, DecodeError, DecodeErrorKind, KString,
+    ProvisionalNumbers, ResponseBody,
 };
+use crate::net::{BlockingFrames, NetError};
 
 use super::env::ClientPeer;
 use super::error::InteropError;
@@ -275,46 +277,22 @@ fn last_lines(s: &str, n: usize) -> String {
     lines[lines.len().saturating_sub(n)..].join(" | ")
 }
 
-/// A frame's size prefix + payload, or `None` when the stream ended or broke.
-fn read_frame(s: &mut TcpStream, stop: &AtomicBool) -> Option<Vec<u8>> {
-    let mut size = [0u8; 4];
-    read_exact(s, &mut size, stop)?;
-    let n = i32::from_be_bytes(size);
-    if n < 0 || n as usize > MAX_FRAME {
-        return None;
-    }
-    let mut frame = vec![0u8; 4 + n as usize];
-    frame[..4].copy_from_slice(&size);
-    read_exact(s, &mut frame[4..], stop)?;
-    Some(frame)
-}
-
-fn read_exact(s: &mut TcpStream, mut buf: &mut [u8], stop: &AtomicBool) -> Option<()> {
-    while !buf.is_empty() {
-        match s.read(buf) {
-            Ok(0) => return None,
-            Ok(n) => buf = &mut buf[n..],
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                if stop.load(Ordering::Relaxed) {
-                    return None;
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+/// A frame's size prefix + payload, or `None` when the stream ended or broke. A read that
+/// times out is tried again until `stop` is set.
+fn read_frame(s: &mut BlockingFrames, stop: &AtomicBool) -> Option<Vec<u8>> {
+    loop {
+        match s.next(IO_TIMEOUT) {
+            Ok(frame) => return Some(frame),
+            Err(NetError::TimedOut { .. }) if !stop.load(Ordering::Relaxed) => {}
             Err(_) => return None,
         }
     }
-    Some(())
 }
 
 type Pending = Arc<Mutex<BTreeMap<i32, (ApiKey, i16)>>>;
 
 fn relay_connection(
-    mut down: TcpStream,
+    down: TcpStream,
     upstream: &str,
     relay_port: i32,
     frames: &Mutex<Vec<CapturedFrame>>,
@@ -329,9 +307,11 @@ fn relay_connection(
         let _ = s.set_nodelay(true);
     }
     let pending: Pending = Arc::new(Mutex::new(BTreeMap::new()));
-    let (Ok(mut up_r), Ok(mut down_w)) = (up.try_clone(), down.try_clone()) else {
+    let (Ok(up_r), Ok(mut down_w)) = (up.try_clone(), down.try_clone()) else {
         return;
     };
+    let mut up_r = BlockingFrames::new(up_r, upstream, MAX_FRAME);
+    let mut down = BlockingFrames::new(down, "the relayed client", MAX_FRAME);
     let back = {
         let (pending, stop) = (pending.clone(), stop.clone());
         thread::spawn(move || {
@@ -346,10 +326,9 @@ fn relay_connection(
     };
     let numbers = ProvisionalNumbers::default();
     while let Some(frame) = read_frame(&mut down, stop) {
-        let api_key = i16::from_be_bytes([frame[4], frame.get(5).copied().unwrap_or(0)]);
-        let version = frame
-            .get(6..8)
-            .map_or(-1, |b| i16::from_be_bytes([b[0], b[1]]));
+        let peek = peek_request(&frame[4..]);
+        let api_key = peek.api_key.map_or(-1, |k| k.0);
+        let version = peek.api_version.unwrap_or(-1);
         let decoded = match decode_request(&frame[4..], 4, &numbers) {
             Ok(d) => {
                 lock(&pending).insert(d.header.correlation_id, (d.api_key, version));
@@ -385,10 +364,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Points every broker of a Metadata response at the relay; any other frame is returned as is.
 fn rewrite_metadata(frame: Vec<u8>, pending: &Pending, relay_port: i32) -> Vec<u8> {
-    let Some(cid) = frame
-        .get(4..8)
-        .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-    else {
+    let Some(cid) = frame.get(4..).and_then(peek_response_correlation_id) else {
         return frame;
     };
     let Some((key, version)) = lock(pending).remove(&cid) else {

@@ -1,12 +1,13 @@
 //! One bounded request/response exchange with a live peer over blocking loopback TCP: write a
-//! frame, read one size-prefixed frame back (its size checked before allocating). It judges
+//! frame, read one size-prefixed frame back ([`crate::net`]: its size checked before allocating). It judges
 //! nothing: the caller decodes and decides.
 
-use std::io::{ErrorKind, Read, Write};
+use std::io::{ErrorKind, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 use super::error::InteropError;
+use crate::net::{BlockingFrames, NetError};
 
 /// How long a probe waits to connect and for each read.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -51,28 +52,13 @@ pub fn exchange(peer: &str, addr: &str, request: &[u8]) -> Result<Exchange, Inte
             _ => Exchange::Closed(Vec::new()),
         });
     }
-    let mut got = Vec::new();
-    let mut buf = [0u8; 8192];
-    loop {
-        if got.len() >= 4 {
-            let size = i32::from_be_bytes([got[0], got[1], got[2], got[3]]);
-            if size < 0 || size as usize > MAX_RESPONSE {
-                return Ok(Exchange::Oversized(size));
-            }
-            let want = 4 + size as usize;
-            if got.len() >= want {
-                got.truncate(want);
-                return Ok(Exchange::Response(got));
-            }
+    let mut frames = BlockingFrames::new(s, addr, MAX_RESPONSE);
+    Ok(match frames.next(PROBE_TIMEOUT) {
+        Ok(frame) => Exchange::Response(frame),
+        Err(NetError::OverCap { claimed, .. }) => {
+            Exchange::Oversized(i32::try_from(claimed).unwrap_or(i32::MAX))
         }
-        match s.read(&mut buf) {
-            Ok(0) => return Ok(Exchange::Closed(got)),
-            Ok(n) => got.extend_from_slice(&buf[..n]),
-            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
-                return Ok(Exchange::TimedOut(got))
-            }
-            Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(_) => return Ok(Exchange::Closed(got)),
-        }
-    }
+        Err(NetError::TimedOut { .. }) => Exchange::TimedOut(frames.take_partial()),
+        Err(_) => Exchange::Closed(frames.take_partial()),
+    })
 }

@@ -8,7 +8,7 @@ use super::env::PeerEnv;
 use super::error::InteropError;
 use super::matrix::{Matrix, PeerRow};
 use super::metadata_log::metadata_log_facts;
-use super::server_facts::check_server;
+use super::server_facts::{check_server, push_config_facts};
 
 /// What an interop run covers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -48,9 +48,10 @@ pub fn run_interop(
     let client_rows = m.rows.len();
     for s in &env.servers {
         progress(s.name);
-        // The metadata log first: the PushConfig probe may leave a peer unusable.
+        // The metadata log first; the PushConfig probe is not sent here: some peers do not
+        // survive it, so [`push_config_round`] sends it after their YAML suites ran.
         let mut facts = metadata_log_facts(s)?;
-        facts.extend(check_server(s, true)?);
+        facts.extend(check_server(s, false)?);
         m.rows.push(PeerRow {
             peer: s.name.to_string(),
             software: s.software.clone(),
@@ -61,6 +62,35 @@ pub fn run_interop(
     // The report lists server peers first.
     m.rows.rotate_left(client_rows);
     Ok(m)
+}
+
+/// The PushConfig facts ([`push_config_facts`]) of every server peer, appended to its facts
+/// row: run after everything else that needs the peer (its YAML suite), since a peer may not
+/// survive them.
+pub fn push_config_round(
+    env: &PeerEnv,
+    m: &mut Matrix,
+    mut progress: impl FnMut(&str),
+) -> Result<(), InteropError> {
+    for s in &env.servers {
+        progress(s.name);
+        let facts = push_config_facts(s)?;
+        let suite = s.role.suite();
+        let row = m
+            .rows
+            .iter_mut()
+            .find(|r| r.peer == s.name && r.facts.first().is_some_and(|f| f.suite == suite));
+        match row {
+            Some(r) => r.facts.extend(facts),
+            None => m.rows.push(PeerRow {
+                peer: s.name.to_string(),
+                software: s.software.clone(),
+                is_apache_kafka: s.is_apache_kafka,
+                facts,
+            }),
+        }
+    }
+    Ok(())
 }
 
 fn run_clients(

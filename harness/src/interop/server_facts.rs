@@ -119,12 +119,44 @@ pub fn check_server(peer: &ServerPeer, send_push_config: bool) -> Result<Vec<Fac
         }
         _ => {}
     }
-    if !send_push_config {
-        return Ok(facts);
+    if send_push_config {
+        facts.extend(push_config_facts(peer)?);
     }
-    // Last, since a peer may not survive it: PushConfig sent anyway ("if a client sends
-    // requests, broker throws an error"), then whether the peer still answers ApiVersions.
-    let (v, d) = push_config_anyway(peer)?;
+    Ok(facts)
+}
+
+/// The last two facts, apart since a peer may not survive them: PushConfig sent anyway ("if
+/// a client sends requests, broker throws an error"), then whether the peer still answers
+/// ApiVersions on a new connection. A peer that no longer answers ApiVersions v0 before the
+/// probe (an earlier PushConfig, e.g. a YAML scenario's, stopped it) gets
+/// `push-config-rejected` unsupported and `survives-push-config` as the finding it is.
+pub fn push_config_facts(peer: &ServerPeer) -> Result<Vec<Fact>, InteropError> {
+    let suite = peer.role.suite();
+    let fact = |id: &'static str, verdict, detail: String| Fact {
+        id: id.into(),
+        suite,
+        verdict,
+        detail,
+    };
+    let mut facts = Vec::new();
+    let gone = |why: String| {
+        (
+            Verdict::Unsupported(format!(
+                "no longer serving before the probe (an earlier PushConfig, e.g. a YAML scenario's, stopped it?): {why}"
+            )),
+            String::new(),
+        )
+    };
+    // Alive first: a peer an earlier PushConfig is taking down may still accept a connection
+    // for a moment, and a close then would pass for a refusal.
+    let (v, d) = match exchange(peer.name, &peer.addr, &api_versions_v0()?) {
+        Ok(Exchange::Response(_)) => match push_config_anyway(peer) {
+            Err(InteropError::Unreachable { source, .. }) => gone(source.to_string()),
+            other => other?,
+        },
+        Ok(other) => gone(format!("ApiVersions v0 {}", describe(&other))),
+        Err(e) => gone(e.to_string()),
+    };
     facts.push(fact("push-config-rejected", v, d));
     let alive = match exchange(peer.name, &peer.addr, &api_versions_v0()?) {
         Ok(Exchange::Response(_)) => (Verdict::Pass, "answers ApiVersions v0 on a new connection".to_string()),

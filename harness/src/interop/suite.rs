@@ -3,8 +3,9 @@
 //! ([`suite_facts`]). It runs nothing itself (the CLI drives the runner) and judges nothing:
 //! the verdicts are the runner's.
 
+use crate::codec::{peek_request, ApiKey};
 use crate::runner::{ScenarioResult, Verdict as RunVerdict};
-use crate::scenario::{Role, Scenario};
+use crate::scenario::{Compiled, Role, Scenario};
 
 use super::verdict::{Fact, Verdict};
 
@@ -32,6 +33,15 @@ impl SuiteKind {
         }
     }
 
+    /// The scenarios of the suite from `all`, in the order to run them (one at a time):
+    /// those that send PushConfig last, since an older peer may not survive one (franz-go's
+    /// kfake exits on it) and every other scenario of the suite must still be judged.
+    pub fn select(self, all: &[Scenario]) -> Vec<Scenario> {
+        let mut chosen: Vec<Scenario> = all.iter().filter(|s| self.selects(s)).cloned().collect();
+        chosen.sort_by_key(sends_push_config);
+        chosen
+    }
+
     /// Whether `s` belongs to the suite.
     pub fn selects(self, s: &Scenario) -> bool {
         let tagged = |t: &str| s.file.tags.iter().any(|x| x == t);
@@ -41,6 +51,20 @@ impl SuiteKind {
             SuiteKind::ClientLive => tagged("live-client"),
         }
     }
+}
+
+/// Whether a step of `s` sends PushConfig: a typed request, or a raw frame whose header
+/// names PushConfig's wire key under the scenario's provisional numbers.
+fn sends_push_config(s: &Scenario) -> bool {
+    let numbers = &s.profile.provisional;
+    s.compiled.iter().any(|c| match c {
+        Compiled::Request(body) => body.api_key() == ApiKey::PUSH_CONFIG,
+        Compiled::Raw(frame) => frame
+            .get(4..)
+            .and_then(|p| peek_request(p).api_key)
+            .is_some_and(|k| numbers.canonical_api_key(k) == ApiKey::PUSH_CONFIG),
+        Compiled::Nothing => false,
+    })
 }
 
 /// One fact per scenario result: passed (or failed as a baseline expects) is a pass,
@@ -184,5 +208,24 @@ mod tests {
         );
         assert_eq!(facts[0].detail, "passed");
         assert_eq!(facts[3].detail, "errored");
+    }
+
+    #[test]
+    fn the_live_safe_suite_sends_its_push_config_last() {
+        let all = crate::scenario::load_embedded().expect("the built-in suite loads");
+        let ids: Vec<(String, bool)> = SuiteKind::BrokerLiveSafe
+            .select(&all)
+            .iter()
+            .map(|s| (s.file.id.clone(), sends_push_config(s)))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                ("av-negotiate-v3".to_owned(), false),
+                ("av-unsupported-version-v0-fallback".to_owned(), false),
+                ("av-v0-request-answered".to_owned(), false),
+                ("av-old-broker-push-config-refused".to_owned(), true),
+            ]
+        );
     }
 }

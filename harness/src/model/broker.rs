@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::config_def::{ConfigType, ConfigValue};
+use super::emulated::api_versions_unsupported;
 use super::events::{Event, LoggedEvent, NodeId, PolicyConfig};
 use super::faults::{Fault, Faults};
 use super::profile::{
@@ -296,12 +297,11 @@ impl BrokerModel {
     fn handle_api_versions(&mut self, now: Millis, req: &BrokerRequest) -> BrokerReply {
         if !ApiVersionsRequest::VALID_VERSIONS.contains(req.api_version) {
             // KIP-511: answer in the v0 layout with UNSUPPORTED_VERSION.
-            let mut body = self.api_versions_response();
-            body.error_code = ErrorCode::UNSUPPORTED_VERSION.0;
+            let body = api_versions_unsupported(self.api_versions_response());
             return BrokerReply::Response {
                 api_key: ApiKey::API_VERSIONS,
                 api_version: 0,
-                body: ResponseBody::ApiVersions(body.project(0)),
+                body: ResponseBody::ApiVersions(body),
                 then_close: false,
             };
         }

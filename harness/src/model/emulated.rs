@@ -3,7 +3,7 @@
 //! Pure data; it decides nothing about PushConfig itself.
 
 use crate::codec::api_versions_response::ApiVersion;
-use crate::codec::{ApiKey, ApiVersionsRequest, ApiVersionsResponse, Message};
+use crate::codec::{ApiKey, ApiVersionsRequest, ApiVersionsResponse, ErrorCode, Message};
 
 /// The ApiVersions answer of an emulated broker: Metadata v4-13 and ApiVersions v0-5 (as Kafka
 /// 4.4 brokers; the codec's range), plus
@@ -33,4 +33,16 @@ pub fn emulated_api_versions(push_config: Option<ApiKey>) -> ApiVersionsResponse
         throttle_time_ms: Some(0),
         ..Default::default()
     }
+}
+
+/// KIP-511: what a broker that advertises `advertised` answers to an ApiVersions request at a
+/// version it does not speak: UNSUPPORTED_VERSION with its supported ranges, in the v0 layout
+/// (encode it at version 0). The one place the reference broker, `kipcheck serve` and the
+/// `client-cmd:` listeners build it.
+pub fn api_versions_unsupported(advertised: ApiVersionsResponse) -> ApiVersionsResponse {
+    ApiVersionsResponse {
+        error_code: ErrorCode::UNSUPPORTED_VERSION.0,
+        ..advertised
+    }
+    .project(0)
 }

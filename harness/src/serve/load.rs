@@ -6,13 +6,13 @@
 
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::codec::{
     self, push_config_request, ApiVersionsRequest, ProvisionalNumbers, PushConfigRequest,
     RequestBody, RequestHeader,
 };
+use crate::net::{self, FrameStream};
 
 /// What to run.
 #[derive(Clone, Debug)]
@@ -79,26 +79,15 @@ fn handshake(plan: &LoadPlan) -> Vec<Vec<u8>> {
     out
 }
 
-/// Reads one answer frame, refusing sizes over 1 MiB.
-async fn read_answer(s: &mut TcpStream, buf: &mut Vec<u8>) -> std::io::Result<()> {
-    let mut size = [0u8; 4];
-    s.read_exact(&mut size).await?;
-    let n = i32::from_be_bytes(size);
-    if !(0..=1 << 20).contains(&n) {
-        return Err(std::io::Error::other(format!("answer claims {n} bytes")));
-    }
-    buf.resize(n as usize, 0);
-    s.read_exact(buf).await?;
-    Ok(())
-}
+/// The largest answer frame the driver accepts.
+const MAX_ANSWER: usize = 1 << 20;
 
 async fn one_connection(plan: LoadPlan, deadline: Instant) -> (Vec<u32>, u64) {
     let reqs = handshake(&plan);
     let mut lat = Vec::new();
     let mut errors = 0;
-    let mut buf = Vec::new();
     while Instant::now() < deadline {
-        let Ok(Ok(mut s)) =
+        let Ok(Ok(s)) =
             tokio::time::timeout(Duration::from_secs(5), TcpStream::connect(&plan.addr)).await
         else {
             errors += 1;
@@ -106,13 +95,14 @@ async fn one_connection(plan: LoadPlan, deadline: Instant) -> (Vec<u32>, u64) {
             continue;
         };
         let _ = s.set_nodelay(true);
+        let mut s = FrameStream::new(s, plan.addr.as_str(), MAX_ANSWER);
         while Instant::now() < deadline {
             let t0 = Instant::now();
             let mut ok = true;
             for r in &reqs {
                 let step = async {
-                    s.write_all(r).await?;
-                    read_answer(&mut s, &mut buf).await
+                    net::write_frame(s.get_mut(), &plan.addr, r).await?;
+                    s.next(None).await.map(drop)
                 };
                 if !matches!(
                     tokio::time::timeout(Duration::from_secs(5), step).await,

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -29,6 +29,7 @@ use crate::codec::{
     MetadataResponse, ProvisionalNumbers, PushConfigRequest, ResponseBody, ResponseHeader, Uuid,
 };
 use crate::model::{BrokerModel, BrokerReply, BrokerRequest, Millis, SpecProfile};
+use crate::net::{FrameStream, NetError};
 
 /// How the server runs.
 #[derive(Clone, Debug)]
@@ -263,49 +264,22 @@ async fn accept_loop(
 }
 
 /// Serves one connection until it ends; returns why it ended.
-async fn serve_conn(shared: &Shared, mut stream: TcpStream, id: u64) -> String {
+async fn serve_conn(shared: &Shared, stream: TcpStream, id: u64) -> String {
     let _ = stream.set_nodelay(true);
     let idle = shared.opts.idle_timeout;
     let max = shared.opts.max_frame_bytes;
+    let peer = stream
+        .peer_addr()
+        .map_or_else(|_| format!("connection {id}"), |a| a.to_string());
+    // Grows only as bytes arrive: a size claim alone allocates nothing.
+    let mut frames = FrameStream::new(stream, peer.as_str(), max);
     loop {
-        let mut size = [0u8; 4];
-        match tokio::time::timeout(idle, stream.read_exact(&mut size)).await {
-            Err(_) => return format!("idle timeout ({} ms)", idle.as_millis()),
-            Ok(Err(_)) => return "closed by the client".into(),
-            Ok(Ok(_)) => {}
-        }
-        let n = i32::from_be_bytes(size);
-        if n < 0 {
-            return format!("negative frame size {n}");
-        }
-        let n = n as usize;
-        if n > max {
-            return format!("frame size {n} over the limit {max}");
-        }
-        // Grows only as bytes arrive: a size claim alone allocates nothing.
-        let mut frame = Vec::with_capacity(4 + n.min(64 * 1024));
-        frame.extend_from_slice(&size);
-        let mut body = (&mut stream).take(n as u64);
-        match tokio::time::timeout(idle, body.read_to_end(&mut frame)).await {
-            Err(_) => {
-                return format!(
-                    "idle timeout mid-frame ({} of {n} bytes after {} ms)",
-                    frame.len() - 4,
-                    idle.as_millis()
-                )
-            }
-            Ok(Err(e)) => return format!("read error: {e}"),
-            Ok(Ok(_)) if frame.len() < 4 + n => {
-                return format!("truncated frame: {} of {n} bytes", frame.len() - 4)
-            }
-            Ok(Ok(_)) => {}
-        }
-        let api = frame.get(4..8).map(|b| {
-            (
-                i16::from_be_bytes([b[0], b[1]]),
-                i16::from_be_bytes([b[2], b[3]]),
-            )
-        });
+        let frame = match frames.next(Some(idle)).await {
+            Ok(frame) => frame,
+            Err(e) => return close_reason(&e),
+        };
+        let peek = codec::peek_request(&frame[4..]);
+        let api = peek.api_key.zip(peek.api_version).map(|(k, v)| (k.0, v));
         shared.record(id, Direction::In, &frame, api, None);
         match handle(shared, &frame) {
             Action::Close(reason) => return reason,
@@ -313,13 +287,46 @@ async fn serve_conn(shared: &Shared, mut stream: TcpStream, id: u64) -> String {
                 if delay_ms > 0 {
                     tokio::time::sleep(Duration::from_millis(delay_ms)).await;
                 }
-                match tokio::time::timeout(idle, stream.write_all(&frame)).await {
+                match tokio::time::timeout(idle, frames.get_mut().write_all(&frame)).await {
                     Ok(Ok(())) => shared.record(id, Direction::Out, &frame, api, None),
                     Ok(Err(e)) => return format!("write error: {e}"),
                     Err(_) => return "write timeout (client not reading)".into(),
                 }
             }
         }
+    }
+}
+
+/// Why a connection ended when no request frame could be read (the recorder's close note).
+fn close_reason(e: &NetError) -> String {
+    match e {
+        NetError::Closed { .. }
+        | NetError::CutShort { claimed: None, .. }
+        | NetError::Read { got: 0..=3, .. } => "closed by the client".into(),
+        NetError::OverCap { claimed, .. } if *claimed < 0 => {
+            format!("negative frame size {claimed}")
+        }
+        NetError::OverCap { claimed, cap, .. } => {
+            format!("frame size {claimed} over the limit {cap}")
+        }
+        NetError::TimedOut {
+            after,
+            claimed: Some(n),
+            got,
+            ..
+        } => format!(
+            "idle timeout mid-frame ({} of {n} bytes after {} ms)",
+            got - 4,
+            after.as_millis()
+        ),
+        NetError::TimedOut { after, .. } => format!("idle timeout ({} ms)", after.as_millis()),
+        NetError::CutShort {
+            claimed: Some(n),
+            got,
+            ..
+        } => format!("truncated frame: {} of {n} bytes", got - 4),
+        NetError::Read { source, .. } => format!("read error: {source}"),
+        NetError::Write { source, .. } => format!("write error: {source}"),
     }
 }
 

@@ -16,10 +16,9 @@ use tokio::sync::{mpsc, Mutex};
 use crate::adapter::error::ClientFault;
 use crate::codec::{
     self, decode_request_header, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ApiVersionsRequest,
-    ErrorCode, FrameReader, Message, MetadataRequest, ProvisionalNumbers, ResponseBody,
-    ResponseHeader,
+    FrameReader, Message, MetadataRequest, ProvisionalNumbers, ResponseBody, ResponseHeader,
 };
-use crate::model::emulated_api_versions;
+use crate::model::{api_versions_unsupported, emulated_api_versions};
 use crate::serve::{metadata_answer, MetadataBroker, TopicCatalog};
 
 /// Bound on writing one frame to the client.
@@ -140,18 +139,19 @@ async fn handle_frame(
         // v4: answered in place as any such broker does (KIP-511: UNSUPPORTED_VERSION in the v0
         // layout with the supported ranges), and the client retries with a version the
         // scenario's steps see.
-        let mut body = emulated_api_versions(Some(shared.numbers.push_config_api_key));
-        body.error_code = ErrorCode::UNSUPPORTED_VERSION.0;
+        let body = api_versions_unsupported(emulated_api_versions(Some(
+            shared.numbers.push_config_api_key,
+        )));
         let h = ResponseHeader {
             correlation_id: header.correlation_id,
             ..Default::default()
         };
-        let frame =
-            codec::encode_response_frame(&h, &ResponseBody::ApiVersions(body.project(0)), 0)
-                .map_err(|source| ClientFault::Encode {
-                    answer: "ApiVersions fallback",
-                    source,
-                })?;
+        let frame = codec::encode_response_frame(&h, &ResponseBody::ApiVersions(body), 0).map_err(
+            |source| ClientFault::Encode {
+                answer: "ApiVersions fallback",
+                source,
+            },
+        )?;
         write_frame(shared, conn, &frame).await;
         return Ok(());
     }

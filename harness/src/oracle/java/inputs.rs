@@ -11,7 +11,7 @@ use super::compare::Pair;
 use super::normalise::without_tagged;
 use super::{Kind, OracleError};
 use crate::codec::{
-    request_header_version, response_header_version, split_frame, ApiKey, Message, Reader,
+    peek_request, request_header_version, response_header_version, split_frame, Message, Reader,
     RequestHeader, ResponseHeader,
 };
 
@@ -125,11 +125,11 @@ fn read(path: &Path) -> Result<Vec<u8>, OracleError> {
 /// `None` if the frame or the header does not decode: then there is no body to compare.
 fn request_body(frame: &[u8]) -> Option<(i16, i16, Vec<u8>)> {
     let (payload, _) = split_frame(frame, usize::MAX).ok()?;
-    let key = i16::from_be_bytes([*payload.first()?, *payload.get(1)?]);
-    let version = i16::from_be_bytes([*payload.get(2)?, *payload.get(3)?]);
+    let peek = peek_request(payload);
+    let (key, version) = (peek.api_key?, peek.api_version?);
     let mut r = Reader::new(payload);
-    RequestHeader::decode(&mut r, request_header_version(ApiKey(key), version)).ok()?;
-    Some((key, version, r.rest().to_vec()))
+    RequestHeader::decode(&mut r, request_header_version(key, version)).ok()?;
+    Some((key.0, version, r.rest().to_vec()))
 }
 
 /// The body of a `corpus/decode_response` input: the first byte picks the API, the second

@@ -56,8 +56,8 @@ impl Exec<'_> {
             let info = ResponseBody::info_by_name(api)
                 .ok_or_else(|| StepFailure::msg(format!("unknown API {api}")))?;
             let corr = frame
-                .get(8..12)
-                .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+                .get(4..)
+                .and_then(|p| codec::peek_request(p).correlation_id)
                 .unwrap_or(-1);
             self.sent.entry(s.conn).or_default().push_back(Sent {
                 api_key: info.api_key,
