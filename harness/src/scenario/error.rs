@@ -35,19 +35,30 @@ impl LoadError {
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
+        write_located(
             f,
-            "{}:{}:{}: {}",
-            self.path.display(),
-            self.line,
-            self.col,
-            self.kind
-        )?;
-        if let Some(s) = &self.snippet {
-            write!(f, "\n{s}")?;
-        }
-        Ok(())
+            &self.path,
+            (self.line, self.col),
+            &self.kind,
+            self.snippet.as_deref(),
+        )
     }
+}
+
+/// How every error of a YAML file kipcheck reads is printed: `file:line:col: what`, then the
+/// source line with a caret when known (scenario files, target manifests).
+pub(crate) fn write_located(
+    f: &mut fmt::Formatter<'_>,
+    path: &std::path::Path,
+    (line, col): (u64, u64),
+    what: &dyn fmt::Display,
+    snippet: Option<&str>,
+) -> fmt::Result {
+    write!(f, "{}:{line}:{col}: {what}", path.display())?;
+    if let Some(s) = snippet {
+        write!(f, "\n{s}")?;
+    }
+    Ok(())
 }
 
 /// What makes a scenario file unusable.
