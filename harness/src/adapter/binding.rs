@@ -130,9 +130,6 @@ pub fn bind(
             .iter()
             .any(|s| matches!(&s.value, Step::Send(x) if x.api == api))
     };
-    if sends("UpdateFeatures") {
-        return Err(Unbound::ChangesLevel);
-    }
     let finalized = m.metadata_version.finalized;
     if sends("BrokerRegistration") {
         let profile_level = scenario.profile.static_config_persistence_level;
@@ -228,6 +225,9 @@ pub fn bind(
         }
         renamed.insert(key.to_owned(), name.clone());
     }
+    if sends("UpdateFeatures") {
+        return Err(Unbound::ChangesLevel);
+    }
     if let Some(c) = &mut file.setup.controller {
         c.metadata_version = finalized;
         for v in &mut c.mv_validators {
@@ -265,8 +265,9 @@ fn shape(resource: ManifestResource, def: &ServerConfigKey, levels: &[i16], mv: 
     );
     if !levels.is_empty() {
         let below = levels.iter().filter(|l| **l <= mv).count();
+        let plural = if levels.len() == 1 { "" } else { "s" };
         s += &format!(
-            " and MV validators at {} levels ({below} at or below the finalized level, {} above)",
+            " and MV validators at {} level{plural} ({below} at or below the scenario's metadata.version {mv}, {} above)",
             levels.len(),
             levels.len() - below
         );
@@ -623,8 +624,8 @@ configs:
         assert_eq!(
             e.to_string(),
             "the manifest (Example 9) declares no broker config of type INT with a static \
-             validator and MV validators at 2 levels (1 at or below the finalized level, 1 \
-             above) to bind log.segment.bytes to"
+             validator and MV validators at 2 levels (1 at or below the scenario's \
+             metadata.version 15, 1 above) to bind log.segment.bytes to"
         );
     }
 

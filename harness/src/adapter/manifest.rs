@@ -8,14 +8,13 @@
 //! `file:line:col`, as scenario files are. Binding a scenario to it is [`super::binding`].
 
 use std::collections::BTreeMap;
-use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::config_def::ConfigType;
 use crate::model::ReportPolicy;
-use crate::scenario::error::write_located;
+use crate::scenario::error::Located;
 use crate::scenario::load::{snippet, yaml_location};
 
 /// A live controller's declaration of its own definitions.
@@ -90,32 +89,8 @@ pub struct ValuePair {
     pub compliant: String,
 }
 
-/// A manifest file that cannot be used, located in its file.
-#[derive(Debug, thiserror::Error)]
-pub struct ManifestError {
-    /// The file.
-    pub path: PathBuf,
-    /// 1-based line (0 when unknown).
-    pub line: u64,
-    /// 1-based column (0 when unknown).
-    pub col: u64,
-    /// What is wrong (boxed: the `Ok` side of a load stays small).
-    pub kind: Box<ManifestErrorKind>,
-    /// The offending source line with a caret, when known.
-    pub snippet: Option<String>,
-}
-
-impl fmt::Display for ManifestError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_located(
-            f,
-            &self.path,
-            (self.line, self.col),
-            &self.kind,
-            self.snippet.as_deref(),
-        )
-    }
-}
+/// A manifest file that cannot be used, located in its file (`file:line:col: what`).
+pub type ManifestError = Located<ManifestErrorKind>;
 
 /// What makes a manifest unusable.
 #[derive(Debug, thiserror::Error)]

@@ -334,7 +334,7 @@ impl Target for TcpTarget {
         // A manifest stands for the definitions and level a scenario would set: each
         // scenario is bound to it (`bind`), or unsupported with the reason.
         if self.manifest.is_some() {
-            capabilities.push(Capability::MetadataVersion);
+            capabilities.extend([Capability::MetadataVersion, Capability::StaticConfigs]);
         }
         capabilities.sort();
         capabilities.dedup();
