@@ -335,6 +335,15 @@ fn a_live_controller_without_a_manifest_cannot_take_injected_validators() {
         "{code}\n{stdout}\n{stderr}"
     );
     assert!(!stdout.contains("lacks metadata_version"), "{stdout}");
+    // A wrapped target (`--observe none`) binds as the target it wraps does.
+    let mut unobserved = args.to_vec();
+    unobserved.extend(["--observe", "none"]);
+    let (_, stdout, _) = run_in(&d, &[], &unobserved);
+    assert!(
+        stdout
+            .contains("setup.controller.mv_validators injects MV validators on log.segment.bytes"),
+        "{stdout}"
+    );
     // A manifest with an unknown key is refused where it is, before any scenario runs.
     let manifest = d.join("m.yaml");
     std::fs::write(
