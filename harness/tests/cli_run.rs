@@ -315,3 +315,65 @@ fn a_bad_profile_file_is_a_usage_error() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--profile"), "{stderr}");
 }
+
+/// A controller scenario that injects an MV validator (kipcheck's made-up level 10).
+const INJECTS: &str = "title: m\nkip: KIP-1294\ngrade: MUST\nroles: [controller]\nrequires: [metadata_version]\nsetup:\n  controller:\n    metadata_version: 10\n    mv_validators:\n      - { key: log.segment.bytes, level: 10, validator: { at_least: 1 } }\nsteps:\n  - send: { api: ApiVersions, version: 3, body: { ClientSoftwareName: k, ClientSoftwareVersion: '1' } }\n  - expect_response: { body: { ErrorCode: NONE } }\n";
+
+#[test]
+fn a_live_controller_without_a_manifest_cannot_take_injected_validators() {
+    let d = dir("manifest");
+    let (mut server, addr) = serve();
+    let target = format!("tcp://{addr}");
+    let args = ["--target", &target, "--role", "controller", "--seed", "5"];
+    let (code, stdout, stderr) = run_in(&d, &[("m", INJECTS)], &args);
+    assert!(
+        stdout.contains(
+            "setup.controller.mv_validators injects MV validators on log.segment.bytes: a live \
+             controller cannot be given definitions or a metadata.version; --target-manifest \
+             FILE declares its own"
+        ),
+        "{code}\n{stdout}\n{stderr}"
+    );
+    assert!(!stdout.contains("lacks metadata_version"), "{stdout}");
+    // A wrapped target (`--observe none`) binds as the target it wraps does.
+    let mut unobserved = args.to_vec();
+    unobserved.extend(["--observe", "none"]);
+    let (_, stdout, _) = run_in(&d, &[], &unobserved);
+    assert!(
+        stdout
+            .contains("setup.controller.mv_validators injects MV validators on log.segment.bytes"),
+        "{stdout}"
+    );
+    // A manifest with an unknown key is refused where it is, before any scenario runs.
+    let manifest = d.join("m.yaml");
+    std::fs::write(
+        &manifest,
+        "software: X\nmetadata_version: { min: 1, max: 9, finalized: 9 }\nconfigs:\n  a.b:\n    resource: broker\n    type: INT\n    mv_validator: {}\n",
+    )
+    .unwrap();
+    let mut with = args.to_vec();
+    with.extend(["--target-manifest", manifest.to_str().unwrap()]);
+    let (code, stdout, stderr) = run_in(&d, &[], &with);
+    assert_eq!(code, 2, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(&format!("--target-manifest {}:7:5: ", manifest.display())),
+        "{stderr}"
+    );
+    // With a manifest that has no MV validator, the reason names what is missing.
+    std::fs::write(
+        &manifest,
+        "software: X 1\nmetadata_version: { min: 1, max: 9, finalized: 9 }\nconfigs:\n  a.b:\n    resource: broker\n    type: INT\n    static_validator: { violating: \"0\", compliant: \"1\" }\n",
+    )
+    .unwrap();
+    let (_, stdout, stderr) = run_in(&d, &[], &with);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(
+        stdout.contains(
+            "the manifest (X 1) declares no broker config of type INT with a static validator \
+             and MV validators at 1 level (1 at or below the scenario's metadata.version 10, 0 \
+             above) to bind log.segment.bytes to"
+        ),
+        "{stdout}\n{stderr}"
+    );
+}

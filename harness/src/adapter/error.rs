@@ -139,6 +139,9 @@ pub enum SetupError {
         #[source]
         source: ProfileError,
     },
+    /// `--target-manifest FILE` cannot be used (its text is `file:line:col: what`).
+    #[error("--target-manifest {0}")]
+    ManifestInvalid(#[source] Box<super::manifest::ManifestError>),
     /// The target command could not be started.
     #[error("cannot start {command:?}: {source}")]
     Spawn {

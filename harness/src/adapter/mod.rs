@@ -1,10 +1,12 @@
 //! Adapters: the [`Target`] trait every implementation under test is driven through, and
 //! the targets kipcheck ships (the in-process reference model first).
 
+pub mod binding;
 pub mod client_cmd;
 pub mod error;
 pub mod exec;
 pub(crate) mod exec_process;
+pub mod manifest;
 pub mod metadata_log;
 pub mod mutant;
 pub mod observe;
@@ -15,6 +17,7 @@ pub mod registry;
 pub mod target;
 pub mod tcp;
 
+pub use binding::{bind, Unbound};
 pub use client_cmd::{ClientCmdSession, ClientCmdTarget, BOOTSTRAP_PLACEHOLDER};
 pub use error::{
     AdapterError, ClientFault, Crash, Moment, ProbeError, ProbeStage, ProcessEnd,
@@ -22,6 +25,10 @@ pub use error::{
 };
 pub use exec::{ExecSession, ExecTarget, FrameEncoding, PROTOCOL_VERSION};
 pub use exec_process::ExecOptions;
+pub use manifest::{
+    load_manifest, parse_manifest, ManifestConfig, ManifestError, ManifestErrorKind,
+    ManifestResource, MvLevels, TargetManifest, ValuePair,
+};
 pub use mutant::{MutantTarget, MUTANT_PREFIX};
 pub use observe::Unobserved;
 pub use policy_host::{PolicyHost, PolicyHostError, PolicyScope};

@@ -42,6 +42,13 @@ impl Target for Unobserved {
         self.0.unreachable()
     }
 
+    fn bind(
+        &self,
+        scenario: &crate::scenario::Scenario,
+    ) -> Result<Option<crate::scenario::Scenario>, super::binding::Unbound> {
+        self.0.bind(scenario)
+    }
+
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
         Ok(Box::new(UnobservedSession(self.0.open(config).await?)))
     }

@@ -97,6 +97,13 @@ impl Target for RecordingTarget {
         self.inner.timing()
     }
 
+    fn bind(
+        &self,
+        scenario: &crate::scenario::Scenario,
+    ) -> Result<Option<crate::scenario::Scenario>, super::binding::Unbound> {
+        self.inner.bind(scenario)
+    }
+
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
         let numbers = config.profile.provisional;
         let inner = self.inner.open(config).await?;

@@ -7,9 +7,11 @@
 use async_trait::async_trait;
 use serde_json::Value;
 
+use super::binding::Unbound;
 pub use super::error::AdapterError;
+use super::manifest::TargetManifest;
 use crate::model::SpecProfile;
-use crate::scenario::{Capability, Role, Setup};
+use crate::scenario::{Capability, Role, Scenario, Setup};
 
 /// The node id kipcheck's emulated controller uses when a broker target registers.
 pub const EMULATED_CONTROLLER_NODE: i32 = 3000;
@@ -57,6 +59,10 @@ pub struct TargetOptions {
     /// controller listener itself) whose KRaft metadata log kipcheck reads as an observer
     /// (`--metadata-log`): `record_appended` observations (docs/live-targets.md).
     pub metadata_log: Option<String>,
+    /// `tcp://` in the controller role only: `--target-manifest FILE`, the controller's own
+    /// definitions (docs/live-targets.md): scenarios that inject definitions or set a
+    /// metadata.version are bound to them ([`super::binding`]) instead of being unsupported.
+    pub manifest: Option<TargetManifest>,
 }
 
 /// What the target did on one of kipcheck's connections to it.
@@ -139,6 +145,13 @@ pub trait Target: Send + Sync {
     /// runner judges the observation steps about these kinds and skips the others.
     fn observed_events(&self) -> Vec<&'static str> {
         Vec::new()
+    }
+    /// `scenario` as this target can run it: `Ok(None)` unchanged, `Ok(Some(bound))` with
+    /// what the target declares substituted for what the scenario injects (a live
+    /// controller's `--target-manifest`), or why it cannot be put in the scenario's setup
+    /// at all. Default: unchanged.
+    fn bind(&self, _scenario: &Scenario) -> Result<Option<Scenario>, Unbound> {
+        Ok(None)
     }
     /// Opens a session set up for one scenario.
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError>;

@@ -22,6 +22,7 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
+use super::binding::{bind, Unbound};
 use super::error::{Crash, ProbeError, ProbeStage, SetupError, TimedOut, Unsupported};
 use super::metadata_log::MetadataLogReader;
 use super::policy_host::{PolicyHost, PolicyScope};
@@ -186,6 +187,8 @@ pub struct TcpTarget {
     /// `--metadata-log HOST:PORT` (controller role only): where the log is read, and the
     /// position (next offset, epoch of the record before it) the last session reached.
     metadata_log: Option<(String, std::sync::Arc<std::sync::Mutex<LogPosition>>)>,
+    /// `--target-manifest` (controller role only): the definitions scenarios bind to.
+    manifest: Option<std::sync::Arc<crate::adapter::TargetManifest>>,
 }
 
 /// Where the metadata log was last read up to: the next offset and the epoch of the record
@@ -208,6 +211,13 @@ impl TcpTarget {
             return Err(SetupError::Misused {
                 option: "--metadata-log",
                 requirement: "reads a KRaft controller's log, so it needs --role controller",
+            }
+            .into());
+        }
+        if opts.manifest.is_some() && role != Role::Controller {
+            return Err(SetupError::Misused {
+                option: "--target-manifest",
+                requirement: "declares a controller's definitions, so it needs --role controller",
             }
             .into());
         }
@@ -239,6 +249,7 @@ impl TcpTarget {
                 .metadata_log
                 .clone()
                 .map(|a| (a, std::sync::Arc::default())),
+            manifest: opts.manifest.clone().map(std::sync::Arc::new),
         })
     }
 
@@ -320,6 +331,11 @@ impl Target for TcpTarget {
         if self.metadata_log.is_some() {
             capabilities.push(Capability::MetadataLog);
         }
+        // A manifest stands for the definitions and level a scenario would set: each
+        // scenario is bound to it (`bind`), or unsupported with the reason.
+        if self.manifest.is_some() {
+            capabilities.extend([Capability::MetadataVersion, Capability::StaticConfigs]);
+        }
         capabilities.sort();
         capabilities.dedup();
         Capabilities {
@@ -327,6 +343,16 @@ impl Target for TcpTarget {
             capabilities,
             readings: Some(self.readings.clone()),
         }
+    }
+
+    fn bind(
+        &self,
+        scenario: &crate::scenario::Scenario,
+    ) -> Result<Option<crate::scenario::Scenario>, Unbound> {
+        if self.role != Role::Controller {
+            return Ok(None);
+        }
+        bind(scenario, self.manifest.as_deref())
     }
 
     fn unreachable(&self) -> Option<String> {

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use kipcheck::adapter::{target_from_spec, Target, TargetOptions};
+use kipcheck::adapter::{load_manifest, target_from_spec, Target, TargetOptions};
 use kipcheck::interop::{
     push_config_round, render_matrix, run_interop, splice_section, suite_facts, InteropOptions,
     Matrix, PeerEnv, PeerRow, ServerRole, SuiteKind, Verdict,
@@ -45,6 +45,10 @@ pub(super) struct InteropArgs {
     /// `--scenarios DIR`: where the YAML suites come from (default: the built-in suite).
     #[command(flatten)]
     suite: SuiteArgs,
+    /// Where controller manifests are (docs/live-targets.md): an Apache Kafka controller peer
+    /// of version V gets `DIR/kafka-V.yaml` as its `--target-manifest` when that file exists.
+    #[arg(long, value_name = "DIR", default_value = "interop/manifests")]
+    manifests: PathBuf,
     /// Run seed of the YAML suites.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -158,10 +162,29 @@ fn run_yaml_suites(env: &PeerEnv, m: &mut Matrix, a: &InteropArgs) -> anyhow::Re
         };
         eprintln!("interop: {} ({})", s.name, kind.name());
         let spec = format!("tcp://{}", s.addr);
-        let results = run_one(&runtime, &spec, Some(role), &all, kind, 1, a.seed)?;
+        let manifest_path = (role == Role::Controller && s.is_apache_kafka)
+            .then(|| s.software.split_whitespace().last())
+            .flatten()
+            .map(|v| a.manifests.join(format!("kafka-{v}.yaml")))
+            .filter(|p| p.is_file());
+        let manifest = manifest_path
+            .as_deref()
+            .map(load_manifest)
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let software = match &manifest_path {
+            Some(p) => format!("{} (manifest {})", s.software, p.display()),
+            None => s.software.clone(),
+        };
+        let opts = TargetOptions {
+            role: Some(role),
+            manifest,
+            ..TargetOptions::default()
+        };
+        let results = run_one(&runtime, &spec, &opts, &all, kind, 1, a.seed)?;
         suite_rows.push(PeerRow {
             peer: s.name.to_string(),
-            software: s.software.clone(),
+            software,
             is_apache_kafka: s.is_apache_kafka,
             facts: suite_facts(&results, kind),
         });
@@ -171,7 +194,8 @@ fn run_yaml_suites(env: &PeerEnv, m: &mut Matrix, a: &InteropArgs) -> anyhow::Re
             let kind = SuiteKind::ClientLive;
             eprintln!("interop: {} ({})", c.name, kind.name());
             let spec = format!("client-cmd:{}", c.command);
-            let results = run_one(&runtime, &spec, None, &all, kind, 2, a.seed)?;
+            let opts = TargetOptions::default();
+            let results = run_one(&runtime, &spec, &opts, &all, kind, 2, a.seed)?;
             suite_rows.push(PeerRow {
                 peer: c.name.to_string(),
                 software: format!("{} (against kipcheck's emulated brokers)", c.software),
@@ -196,18 +220,14 @@ fn run_yaml_suites(env: &PeerEnv, m: &mut Matrix, a: &InteropArgs) -> anyhow::Re
 fn run_one(
     runtime: &tokio::runtime::Runtime,
     spec: &str,
-    role: Option<Role>,
+    opts: &TargetOptions,
     all: &[Scenario],
     kind: SuiteKind,
     jobs: usize,
     seed: u64,
 ) -> anyhow::Result<Vec<ScenarioResult>> {
-    let opts = TargetOptions {
-        role,
-        ..TargetOptions::default()
-    };
     let target: Arc<dyn Target> =
-        target_from_spec(spec, &opts).with_context(|| format!("target {spec}"))?;
+        target_from_spec(spec, opts).with_context(|| format!("target {spec}"))?;
     let chosen = kind.select(all);
     let options = RunOptions {
         seed,

@@ -1,8 +1,8 @@
 //! `kipcheck list` (and `run --dry-run`): the scenarios a run would select, with their KIP,
 //! roles, grade and tags, and for the target whether each would run or why not (a missing
-//! role or capability, a reading the live target does not follow). The decision is the
-//! runner's own gate ([`kipcheck::runner::gate`]), the one `run` applies to every scenario
-//! before opening a session.
+//! role or capability, a reading the live target does not follow, a setup the target's
+//! manifest cannot bind). The decision is the runner's own ([`kipcheck::runner::admit`]),
+//! the one `run` applies to every scenario before opening a session.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use kipcheck::adapter::Target;
-use kipcheck::runner::{gate, Grade, UnsupportedCause};
+use kipcheck::runner::{admit, Grade, UnsupportedCause};
 use kipcheck::scenario::Scenario;
 use serde_json::json;
 
@@ -77,7 +77,8 @@ fn roles(s: &Scenario) -> String {
 /// on `target`: `run`, or `skip` with the causes the run would report as unsupported.
 pub(super) fn plan(chosen: &[Scenario], target: &dyn Target, json: bool) -> anyhow::Result<String> {
     let caps = target.capabilities();
-    let verdicts: Vec<Vec<UnsupportedCause>> = chosen.iter().map(|s| gate(&caps, s)).collect();
+    let verdicts: Vec<Vec<UnsupportedCause>> =
+        chosen.iter().map(|s| admit(target, &caps, s).1).collect();
     let mut by_cause: BTreeMap<String, usize> = BTreeMap::new();
     for causes in &verdicts {
         for c in causes {

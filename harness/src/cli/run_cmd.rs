@@ -265,6 +265,10 @@ fn command_line(a: &RunArgs, seed: u64) -> String {
         c.push("--policy-host".into());
         c.push(shell_word(h));
     }
+    if let Some(m) = &t.target_manifest {
+        c.push("--target-manifest".into());
+        c.push(shell_word(&m.display().to_string()));
+    }
     if let Some(b) = &a.baseline {
         c.push("--baseline".into());
         c.push(b.display().to_string());

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use clap::Args;
 use kipcheck::adapter::{
-    target_from_spec, unclaimable_live, AdapterError, SetupError, Target, TargetOptions,
-    Unobserved, MUTANT_PREFIX,
+    load_manifest, target_from_spec, unclaimable_live, AdapterError, SetupError, Target,
+    TargetOptions, Unobserved, MUTANT_PREFIX,
 };
 use kipcheck::model::SpecProfile;
 use kipcheck::scenario::{Capability, Role};
@@ -74,6 +74,12 @@ pub(super) struct TargetArgs {
     /// judged on the records each scenario caused (docs/live-targets.md).
     #[arg(long, value_name = "HOST:PORT")]
     pub metadata_log: Option<String>,
+    /// `tcp://` with `--role controller`: the controller's own definitions (YAML,
+    /// docs/live-targets.md "Target manifests"; Kafka 4.4's: interop/manifests/kafka-4.4.0.yaml).
+    /// Scenarios that inject definitions, MV validators or a metadata.version are bound to the
+    /// real configs and levels it declares, or unsupported with what is missing.
+    #[arg(long, value_name = "FILE")]
+    pub target_manifest: Option<PathBuf>,
 }
 
 fn parse_role(s: &str) -> Result<Role, String> {
@@ -146,6 +152,12 @@ impl TargetArgs {
             time_scale: self.time_scale,
             policy_host: self.policy_host.clone(),
             metadata_log: self.metadata_log.clone(),
+            manifest: self
+                .target_manifest
+                .as_deref()
+                .map(load_manifest)
+                .transpose()
+                .map_err(|e| SetupError::ManifestInvalid(Box::new(e)))?,
         })
     }
 

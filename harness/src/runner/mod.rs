@@ -14,7 +14,7 @@ pub use events::{
     Direction, Exchange, ExchangeEntry, ExchangeKind, Failure, Grade, Mismatch, RunEvent, RunInfo,
     ScenarioResult, Summary, TimingCheck, UnsupportedCause, Verdict, FORMAT_VERSION,
 };
-pub use execute::{execute, execute_into, gate, ExchangeSink, ScenarioOutcome};
+pub use execute::{admit, execute, execute_into, gate, ExchangeSink, ScenarioOutcome};
 pub use mutants::{kill_matrix, KillMatrix, VariantOutcome, MUTANTS_FORMAT_VERSION};
 pub use run::{run_suite, run_suite_until, RunOptions};
 pub use select::{fnv1a64, scenario_seed, select, Filters, Partition, PartitionError};

@@ -10,9 +10,11 @@ use super::body_schema::BodyError;
 use crate::codec::VersionRange;
 use crate::model::ProfileError;
 
-/// A scenario file that cannot be used, located in its file.
-#[derive(Debug, thiserror::Error)]
-pub struct LoadError {
+/// An error of a YAML file kipcheck reads, located in its file: `file:line:col: what`, then
+/// the source line with a caret when known. Scenario files ([`LoadError`]) and target
+/// manifests (`adapter::ManifestError`) share it.
+#[derive(Debug)]
+pub struct Located<K> {
     /// The file.
     pub path: PathBuf,
     /// 1-based line (0 when unknown).
@@ -20,11 +22,14 @@ pub struct LoadError {
     /// 1-based column (0 when unknown).
     pub col: u64,
     /// What is wrong (boxed: the `Ok` side of a load stays small).
-    pub kind: Box<LoadErrorKind>,
+    pub kind: Box<K>,
     /// The offending source line with a caret under the column (see
     /// [`super::load::snippet`]), when the error came from a file and its position is known.
     pub snippet: Option<String>,
 }
+
+/// A scenario file that cannot be used, located in its file.
+pub type LoadError = Located<LoadErrorKind>;
 
 impl LoadError {
     /// What is wrong, as printed after `file:line:col:`.
@@ -33,7 +38,7 @@ impl LoadError {
     }
 }
 
-impl fmt::Display for LoadError {
+impl<K: fmt::Display> fmt::Display for Located<K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
@@ -49,6 +54,8 @@ impl fmt::Display for LoadError {
         Ok(())
     }
 }
+
+impl<K: fmt::Debug + fmt::Display> std::error::Error for Located<K> {}
 
 /// What makes a scenario file unusable.
 #[derive(Debug, thiserror::Error)]

@@ -98,6 +98,15 @@ impl Scenario {
     }
 }
 
+/// Where a serde-saphyr error points (1-based line and column; `(0, 0)` when unknown): every
+/// YAML file kipcheck reads (scenarios, target manifests) locates its errors this way.
+pub(crate) fn yaml_location(e: &serde_saphyr::Error) -> (u64, u64) {
+    match e.location() {
+        Some(l) => (l.line(), l.column()),
+        None => first_line_col(&e.to_string()),
+    }
+}
+
 fn first_line_col(text: &str) -> (u64, u64) {
     // serde-saphyr messages start with "line L column C" when it knows the position.
     let t = text.trim_start_matches("error: ");
@@ -211,10 +220,7 @@ pub fn load_text(text: &str, path: &Path, root: &Path) -> Result<Scenario, LoadE
         snippet: snippet(text, line, col),
     };
     let file: ScenarioFile = serde_saphyr::from_str(text).map_err(|e| {
-        let (line, col) = match e.location() {
-            Some(l) => (l.line(), l.column()),
-            None => first_line_col(&e.to_string()),
-        };
+        let (line, col) = yaml_location(&e);
         err(line, col, LoadErrorKind::Yaml(e))
     })?;
     let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");

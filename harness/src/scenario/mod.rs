@@ -16,7 +16,7 @@ pub mod types;
 pub use builder::ScenarioBuilder;
 pub use embedded::load_embedded;
 pub use error::{
-    CaptureError, FillError, LoadError, LoadErrorKind, ProfileOverrideError, RepeatError,
+    CaptureError, FillError, LoadError, LoadErrorKind, Located, ProfileOverrideError, RepeatError,
     StepError, TypedBodyError,
 };
 pub use fill::fill_push_config;

@@ -178,6 +178,29 @@ pub fn gate(caps: &Capabilities, scenario: &Scenario) -> Vec<UnsupportedCause> {
     causes
 }
 
+/// [`gate`] for `scenario` as `target` runs it ([`Target::bind`]): the bound scenario (when
+/// the target substitutes its own definitions) and every reason it cannot run. A binding
+/// failure replaces the `lacks metadata_version` it explains.
+pub fn admit(
+    target: &dyn Target,
+    caps: &Capabilities,
+    scenario: &Scenario,
+) -> (Option<Scenario>, Vec<UnsupportedCause>) {
+    match target.bind(scenario) {
+        Ok(bound) => {
+            let causes = gate(caps, bound.as_ref().unwrap_or(scenario));
+            (bound, causes)
+        }
+        Err(reason) => {
+            let mut causes = gate(caps, scenario);
+            causes
+                .retain(|c| *c != UnsupportedCause::MissingCapability(Capability::MetadataVersion));
+            causes.push(UnsupportedCause::Target(reason.to_string()));
+            (None, causes)
+        }
+    }
+}
+
 /// Every leaf of the profile where `a` and `b` differ: `(path, a's value, b's value)`.
 pub(super) fn differing_readings(
     a: &SpecProfile,
@@ -239,10 +262,11 @@ pub async fn execute_into(
     sink: ExchangeSink,
 ) -> ScenarioOutcome {
     let caps = target.capabilities();
-    let causes = gate(&caps, scenario);
+    let (bound, causes) = admit(target, &caps, scenario);
     if !causes.is_empty() {
         return ScenarioOutcome::unsupported(causes);
     }
+    let scenario = bound.as_ref().unwrap_or(scenario);
     match &scenario.file.repeat {
         None => run_once(target, &caps, scenario, seed, sink).await.0,
         Some(repeat) => super::repeat::repeated(target, &caps, scenario, seed, sink, repeat).await,

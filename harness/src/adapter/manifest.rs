@@ -1,0 +1,350 @@
+//! `--target-manifest FILE`: what a live controller declares about its own config
+//! definitions, since it cannot be handed a scenario's (docs/live-targets.md). A manifest
+//! names the controller's supported and finalized `metadata.version` levels, the KIP-1326
+//! persistence level if it has one, and, per real config, its resource type, type, static
+//! validator and KIP-1294 MV validators as one violating and one compliant value each (the
+//! values are what binding substitutes; kipcheck never evaluates the controller's validators
+//! itself). The loader is strict (unknown keys refused) and every error is located as
+//! `file:line:col`, as scenario files are. Binding a scenario to it is [`super::binding`].
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::config_def::ConfigType;
+use crate::model::ReportPolicy;
+use crate::scenario::error::Located;
+use crate::scenario::load::{snippet, yaml_location};
+
+/// A live controller's declaration of its own definitions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TargetManifest {
+    /// The software it describes, e.g. `Apache Kafka 4.4.0` (named in unsupported reasons).
+    pub software: String,
+    /// The `metadata.version` feature levels the controller supports and runs at.
+    pub metadata_version: MvLevels,
+    /// The KIP-1326 level from which the controller persists `StaticConfigs` in
+    /// RegisterBrokerRecord v5; absent: it never persists them (no KIP-1326).
+    #[serde(default)]
+    pub static_config_persistence_level: Option<i16>,
+    /// Real configs with validators, by name.
+    #[serde(default)]
+    pub configs: BTreeMap<String, ManifestConfig>,
+}
+
+/// The controller's `metadata.version` levels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MvLevels {
+    /// Lowest supported feature level.
+    pub min: i16,
+    /// Highest supported feature level.
+    pub max: i16,
+    /// The finalized level the controller runs at (a live controller is never moved to a
+    /// scenario's level: the scenario's level binds to this one).
+    pub finalized: i16,
+}
+
+/// Which `ConfigResource` a config belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ManifestResource {
+    /// A broker config (`ConfigResource.Type` BROKER, 4).
+    Broker,
+    /// A topic config (TOPIC, 2).
+    Topic,
+}
+
+/// One real config as the controller validates it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestConfig {
+    /// Its resource type.
+    pub resource: ManifestResource,
+    /// Its `ConfigDef` type (`INT`, `LONG`, `STRING`, ...).
+    #[serde(rename = "type")]
+    pub ty: ConfigType,
+    /// Its static `ConfigDef` validator, as one value it refuses and one it accepts.
+    #[serde(default)]
+    pub static_validator: Option<ValuePair>,
+    /// KIP-1294 MV validators: feature level → one value the validator in force from that
+    /// level refuses (while passing the static validator and every lower level's) and one
+    /// every validator up to that level accepts.
+    #[serde(default)]
+    pub mv_validators: BTreeMap<i16, ValuePair>,
+    /// KIP-1326 report policy (`DEFAULT` or `NEVER`).
+    #[serde(default)]
+    pub report_policy: ReportPolicy,
+}
+
+/// A value a validator refuses and one it accepts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ValuePair {
+    /// Refused.
+    pub violating: String,
+    /// Accepted.
+    pub compliant: String,
+}
+
+/// A manifest file that cannot be used, located in its file (`file:line:col: what`).
+pub type ManifestError = Located<ManifestErrorKind>;
+
+/// What makes a manifest unusable.
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestErrorKind {
+    /// The file cannot be read.
+    #[error("{0}")]
+    Read(#[source] std::io::Error),
+    /// The YAML does not parse or does not match the format (unknown key, wrong type).
+    #[error("{}", .0.to_string().lines().next().unwrap_or(""))]
+    Yaml(#[source] serde_saphyr::Error),
+    /// `metadata_version` is not `min <= finalized <= max`.
+    #[error("metadata_version needs min <= finalized <= max, got min {min}, finalized {finalized}, max {max}")]
+    Levels {
+        /// `min`.
+        min: i16,
+        /// `finalized`.
+        finalized: i16,
+        /// `max`.
+        max: i16,
+    },
+    /// A level (an MV validator's or the persistence level) outside the supported range.
+    #[error("{what} level {level} is outside the supported metadata_version range {min}..={max}")]
+    LevelOutOfRange {
+        /// Which level (`static_config_persistence_level`, `CONFIG mv_validators`).
+        what: String,
+        /// The level.
+        level: i16,
+        /// Lowest supported.
+        min: i16,
+        /// Highest supported.
+        max: i16,
+    },
+    /// A value pair whose two values are the same.
+    #[error("{config}: {which} has the same violating and compliant value {value:?}")]
+    SameValues {
+        /// The config.
+        config: String,
+        /// `static_validator` or `mv_validators LEVEL`.
+        which: String,
+        /// The value.
+        value: String,
+    },
+}
+
+/// Reads and checks the manifest at `path`.
+pub fn load_manifest(path: &Path) -> Result<TargetManifest, ManifestError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ManifestError {
+        path: path.to_owned(),
+        line: 0,
+        col: 0,
+        kind: Box::new(ManifestErrorKind::Read(e)),
+        snippet: None,
+    })?;
+    parse_manifest(&text, path)
+}
+
+/// Parses and checks a manifest's text; `path` names it in errors.
+pub fn parse_manifest(text: &str, path: &Path) -> Result<TargetManifest, ManifestError> {
+    let err = |(line, col): (u64, u64), kind| ManifestError {
+        path: path.to_owned(),
+        line,
+        col,
+        kind: Box::new(kind),
+        snippet: snippet(text, line, col),
+    };
+    let m: TargetManifest = serde_saphyr::from_str(text)
+        .map_err(|e| err(yaml_location(&e), ManifestErrorKind::Yaml(e)))?;
+    let MvLevels {
+        min,
+        max,
+        finalized,
+    } = m.metadata_version;
+    if !(min <= finalized && finalized <= max) {
+        return Err(err(
+            key_position(text, &["metadata_version"]),
+            ManifestErrorKind::Levels {
+                min,
+                finalized,
+                max,
+            },
+        ));
+    }
+    let out_of_range = |what: String, level: i16, at: (u64, u64)| {
+        err(
+            at,
+            ManifestErrorKind::LevelOutOfRange {
+                what,
+                level,
+                min,
+                max,
+            },
+        )
+    };
+    if let Some(level) = m.static_config_persistence_level {
+        if !(min..=max).contains(&level) {
+            let at = key_position(text, &["static_config_persistence_level"]);
+            return Err(out_of_range(
+                "static_config_persistence_level".into(),
+                level,
+                at,
+            ));
+        }
+    }
+    for (name, c) in &m.configs {
+        let same = |which: String, v: &ValuePair| {
+            (v.violating == v.compliant).then(|| {
+                err(
+                    key_position(text, &["configs", name]),
+                    ManifestErrorKind::SameValues {
+                        config: name.clone(),
+                        which,
+                        value: v.compliant.clone(),
+                    },
+                )
+            })
+        };
+        if let Some(e) = c
+            .static_validator
+            .as_ref()
+            .and_then(|v| same("static_validator".into(), v))
+        {
+            return Err(e);
+        }
+        for (level, v) in &c.mv_validators {
+            if !(min..=max).contains(level) {
+                let at = key_position(text, &["configs", name, "mv_validators"]);
+                return Err(out_of_range(format!("{name} mv_validators"), *level, at));
+            }
+            if let Some(e) = same(format!("mv_validators {level}"), v) {
+                return Err(e);
+            }
+        }
+    }
+    Ok(m)
+}
+
+/// Where the mapping key at `path` (each key nested under the previous, block style) starts
+/// in `text`: 1-based line and column, `(0, 0)` if not found. For errors found after parsing.
+fn key_position(text: &str, path: &[&str]) -> (u64, u64) {
+    let mut at = (0, 0);
+    let mut from = 0;
+    for key in path {
+        let found = text.lines().enumerate().skip(from).find_map(|(i, l)| {
+            let t = l.trim_start();
+            let bare = t.strip_prefix(key).is_some_and(|r| r.starts_with(':'));
+            let quoted = t
+                .strip_prefix(&format!("\"{key}\""))
+                .is_some_and(|r| r.starts_with(':'));
+            (bare || quoted).then_some((i, l.len() - t.len()))
+        });
+        let Some((i, indent)) = found else {
+            return at;
+        };
+        at = (i as u64 + 1, indent as u64 + 1);
+        from = i + 1;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "software: Example 1.0
+metadata_version: { min: 7, max: 33, finalized: 33 }
+configs:
+  log.segment.bytes:
+    resource: broker
+    type: INT
+    static_validator: { violating: \"1048575\", compliant: \"1048576\" }
+    mv_validators:
+      30: { violating: \"2097151\", compliant: \"2097152\" }
+";
+
+    fn parse(text: &str) -> Result<TargetManifest, ManifestError> {
+        parse_manifest(text, Path::new("m.yaml"))
+    }
+
+    #[test]
+    fn a_good_manifest_loads() {
+        let m = parse(GOOD).unwrap();
+        assert_eq!(m.metadata_version.finalized, 33);
+        let c = &m.configs["log.segment.bytes"];
+        assert_eq!(c.resource, ManifestResource::Broker);
+        assert_eq!(c.ty, ConfigType::Int);
+        assert_eq!(c.mv_validators[&30].compliant, "2097152");
+        assert_eq!(c.report_policy, ReportPolicy::Default);
+        assert_eq!(m.static_config_persistence_level, None);
+    }
+
+    #[test]
+    fn an_unknown_key_is_refused_at_its_position() {
+        let text = GOOD.replace(
+            "    resource: broker",
+            "    resource: broker\n    validator: x",
+        );
+        let e = parse(&text).unwrap_err();
+        assert!(matches!(*e.kind, ManifestErrorKind::Yaml(_)), "{e}");
+        assert_eq!((e.line, e.col), (6, 5), "{e}");
+        assert!(e.to_string().starts_with("m.yaml:6:5: "), "{e}");
+        assert!(e.to_string().contains("validator"), "{e}");
+    }
+
+    #[test]
+    fn a_level_outside_the_range_is_refused_at_its_config() {
+        let text = GOOD.replace("30: {", "40: {");
+        let e = parse(&text).unwrap_err();
+        assert_eq!((e.line, e.col), (8, 5), "{e}");
+        assert!(
+            matches!(e.kind.as_ref(), ManifestErrorKind::LevelOutOfRange { what, level: 40, min: 7, max: 33 } if what == "log.segment.bytes mv_validators"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn finalized_outside_the_range_is_refused() {
+        let text = GOOD.replace("finalized: 33", "finalized: 34");
+        let e = parse(&text).unwrap_err();
+        assert_eq!((e.line, e.col), (2, 1), "{e}");
+        assert!(matches!(
+            *e.kind,
+            ManifestErrorKind::Levels {
+                min: 7,
+                finalized: 34,
+                max: 33
+            }
+        ));
+    }
+
+    #[test]
+    fn identical_values_are_refused() {
+        let text = GOOD.replace("violating: \"1048575\"", "violating: \"1048576\"");
+        let e = parse(&text).unwrap_err();
+        assert_eq!((e.line, e.col), (4, 3), "{e}");
+        assert!(
+            matches!(e.kind.as_ref(), ManifestErrorKind::SameValues { config, which, value } if config == "log.segment.bytes" && which == "static_validator" && value == "1048576"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_shipped_kafka_manifest_loads() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop/manifests/kafka-4.4.0.yaml");
+        let m = load_manifest(&path).unwrap();
+        assert_eq!(
+            m.metadata_version,
+            MvLevels {
+                min: 7,
+                max: 33,
+                finalized: 33
+            }
+        );
+        assert!(m.configs.values().all(|c| c.mv_validators.is_empty()));
+        assert_eq!(m.static_config_persistence_level, None);
+    }
+}
