@@ -61,6 +61,7 @@ const WITNESSES: &[(&str, &str)] = &[
         "push-to-unadvertising-broker",
         "c1324-mixed-push-only-to-new",
     ),
+    ("fixed-node-choice", "c1324-random-node-varies-across-runs"),
     (
         "embedded-clients-handshake",
         "c1324-streams-embedded-producer-no-handshake",
