@@ -16,7 +16,7 @@ use super::exchange::ExchangeSink;
 use super::redact::{yaml, Redactor};
 use super::scenario::{run_once, ScenarioOutcome};
 use crate::adapter::{Capabilities, Target};
-use crate::runner::events::{Failure, UnsupportedCause, Verdict};
+use crate::runner::events::{Failure, Verdict};
 use crate::scenario::{Repeat, Scenario};
 
 /// Runs `scenario`'s steps `repeat.runs` times from `seed` and judges its `distinct` captures.
@@ -29,10 +29,7 @@ pub(super) async fn repeated(
     repeat: &Spanned<Repeat>,
 ) -> ScenarioOutcome {
     let r = &repeat.value;
-    let mut total = ScenarioOutcome::unsupported(vec![UnsupportedCause::NothingJudged]);
-    total.verdict = Verdict::Passed;
-    total.unsupported_reason = None;
-    total.unsupported_causes.clear();
+    let mut total = ScenarioOutcome::empty(Verdict::Passed);
     let mut captures = Vec::new();
     for k in 0..r.runs {
         let run_seed = seed.wrapping_add(u64::from(k));

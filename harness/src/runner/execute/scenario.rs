@@ -42,12 +42,12 @@ pub struct ScenarioOutcome {
 }
 
 impl ScenarioOutcome {
-    /// An unsupported outcome for these causes.
-    pub fn unsupported(causes: Vec<UnsupportedCause>) -> Self {
+    /// An outcome with this verdict and nothing else yet (no steps, no time, no failure).
+    pub(super) fn empty(verdict: Verdict) -> Self {
         Self {
-            verdict: Verdict::Unsupported,
-            unsupported_reason: Some(UnsupportedCause::sentence(&causes)),
-            unsupported_causes: causes,
+            verdict,
+            unsupported_reason: None,
+            unsupported_causes: Vec::new(),
             failure: None,
             simulated_ms: 0,
             steps_judged: 0,
@@ -57,18 +57,20 @@ impl ScenarioOutcome {
         }
     }
 
+    /// An unsupported outcome for these causes.
+    pub fn unsupported(causes: Vec<UnsupportedCause>) -> Self {
+        Self {
+            unsupported_reason: Some(UnsupportedCause::sentence(&causes)),
+            unsupported_causes: causes,
+            ..Self::empty(Verdict::Unsupported)
+        }
+    }
+
     /// An errored outcome before any step ran (setup failed, the run timed out, a panic).
     pub fn errored(failure: Failure) -> Self {
         Self {
-            verdict: Verdict::Errored,
-            unsupported_reason: None,
-            unsupported_causes: Vec::new(),
             failure: Some(failure),
-            simulated_ms: 0,
-            steps_judged: 0,
-            steps_not_observed: 0,
-            timings: Vec::new(),
-            exchange: None,
+            ..Self::empty(Verdict::Errored)
         }
     }
 }
@@ -416,7 +418,7 @@ pub(super) async fn run_once(
 }
 
 /// A failure of the session as a whole (opening it, or ending it), located at the setup.
-pub(super) fn setup_failure(redactor: &Redactor, scenario: &Scenario, e: &AdapterError) -> Failure {
+fn setup_failure(redactor: &Redactor, scenario: &Scenario, e: &AdapterError) -> Failure {
     redactor.failure(Failure {
         step: None,
         location: format!("{}:1:1", scenario.path.display()),
