@@ -21,6 +21,8 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
             continue;
         }
         if p.is_dir() {
+            // A file added to a sub-folder changes that folder, not `scenarios/`: watch each.
+            println!("cargo:rerun-if-changed={}", p.display());
             collect(&p, out);
         } else {
             out.push(p);

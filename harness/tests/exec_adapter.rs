@@ -121,10 +121,10 @@ async fn python_broker_passes_every_broker_scenario_it_declares() {
     // Every broker scenario, the three that register first (KIP-1326) included.
     assert_eq!(passed_in("kip1324-broker"), 71);
     // The live-safe ApiVersions scenarios (broker role) pass too.
-    assert_eq!(passed_in("apiversions"), 4);
-    assert_eq!(summary.passed, 75);
+    assert_eq!(passed_in("apiversions"), 5);
+    assert_eq!(summary.passed, 76);
     // Unsupported: every client and controller scenario.
-    assert_eq!(summary.unsupported, summary.total - 75);
+    assert_eq!(summary.unsupported, summary.total - 76);
 }
 
 /// Runs `scenarios` against the Python example broker; nothing may fail or error.

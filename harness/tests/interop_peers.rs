@@ -1,13 +1,17 @@
-//! Must-hold facts against the real peers `interop/start.sh` starts (their addresses come from
-//! `target/interop/env.sh`'s variables). Without them every test prints "skipped" and passes,
-//! unless KIPCHECK_REQUIRE_PEERS=1 (CI), where a missing peer fails the test.
+//! The YAML suites against the real peers `interop/start.sh` starts (their addresses come from
+//! `target/interop/env.sh`'s variables): Apache Kafka's own suites (`interop/scenarios/`) and
+//! the conformance suite's `live-safe` scenarios, run through `tcp://` as `kipcheck interop`
+//! runs them, and the relay capture of every real client. Without the peers every test prints
+//! "skipped" and passes, unless KIPCHECK_REQUIRE_PEERS=1 (CI), where a missing peer fails the
+//! test.
 
+use std::path::Path;
 use std::time::Duration;
 
 use kipcheck::interop::{
-    capture_client, check_server, ClientFacts, Fact, PeerEnv, ServerPeer, Verdict,
+    capture_client, run_server_suite, ClientFacts, Fact, PeerEnv, ServerPeer, SuiteKind, Verdict,
 };
-
+use kipcheck::scenario::{load_dir, load_embedded, Scenario};
 fn env_or_skip(test: &str) -> Option<PeerEnv> {
     let env = PeerEnv::from_lookup(|k| std::env::var(k).ok());
     if env.is_empty() {
@@ -33,117 +37,126 @@ fn verdicts(facts: &[Fact]) -> Vec<(&str, Verdict)> {
         .collect()
 }
 
+fn interop_scenarios() -> Vec<Scenario> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop/scenarios");
+    load_dir(&dir).unwrap_or_else(|e| panic!("interop/scenarios loads: {e:?}"))
+}
+
+fn conformance() -> Vec<Scenario> {
+    load_embedded().expect("the built-in suite loads")
+}
+
+/// Scenarios of `all` except the ones whose id contains `push-config` (those send PushConfig,
+/// which kfake does not survive; the interop run after the tests still needs the peer).
+fn without_push_config(all: Vec<Scenario>) -> Vec<Scenario> {
+    all.into_iter()
+        .filter(|s| !s.file.id.contains("push-config"))
+        .collect()
+}
+
+fn suite(peer: &ServerPeer, kind: SuiteKind, scenarios: &[Scenario]) -> Vec<Fact> {
+    run_server_suite(peer, kind, scenarios, 1)
+        .unwrap_or_else(|e| panic!("{} {}: {e}", peer.name, kind.name()))
+}
+
+fn all_pass(facts: &[Fact]) -> bool {
+    facts.iter().all(|f| f.verdict.is_pass())
+}
+
 #[test]
-fn kafka_broker_apiversions_strict_no_push_config_and_validation() {
+fn the_interop_scenarios_load_and_are_tagged_for_one_kafka_suite() {
+    let all = interop_scenarios();
+    let broker = SuiteKind::KafkaBroker.select(&all).len();
+    let controller = SuiteKind::KafkaController.select(&all).len();
+    assert_eq!((broker, controller, all.len()), (8, 15, 23));
+}
+
+#[test]
+fn kafka_broker_suites() {
     let Some(env) = env_or_skip("kafka_broker") else {
         return;
     };
-    let facts = check_server(server(&env, "kafka"), true).expect("kafka reachable");
-    let ids = [
-        "apiversions-strict",
-        "no-push-config-advertised",
-        "apiversions-fallback",
-        "update-features-downgrade-as-upgrade",
-        "update-features-safe-downgrade",
-        "update-features-unknown-level",
-        "incremental-alter-configs-valid",
-        "incremental-alter-configs-invalid-value",
-        "incremental-alter-configs-null-set",
-        "incremental-alter-configs-duplicate-key",
-        "incremental-alter-configs-unknown-resource-type",
-        "push-config-rejected",
-        "survives-push-config",
-    ];
+    let kafka = server(&env, "kafka");
+    let own = suite(kafka, SuiteKind::KafkaBroker, &interop_scenarios());
+    let ids: Vec<&str> = own.iter().map(|f| f.id.as_ref()).collect();
     assert_eq!(
-        verdicts(&facts),
-        ids.iter()
-            .map(|id| (*id, Verdict::Pass))
-            .collect::<Vec<_>>(),
-        "{facts:#?}"
+        ids,
+        [
+            "kafka-broker-iac-duplicate-key",
+            "kafka-broker-iac-invalid-value",
+            "kafka-broker-iac-null-set",
+            "kafka-broker-iac-unknown-resource-type",
+            "kafka-broker-iac-valid",
+            "kafka-broker-update-features-downgrade-as-upgrade",
+            "kafka-broker-update-features-safe-downgrade",
+            "kafka-broker-update-features-unknown-level",
+        ]
     );
-    let detail = |id| &facts.iter().find(|f| f.id == id).unwrap().detail;
+    assert!(all_pass(&own), "{own:#?}");
+    let live_safe = suite(kafka, SuiteKind::BrokerLiveSafe, &conformance());
     assert_eq!(
-        detail("apiversions-fallback"),
-        "v0 UNSUPPORTED_VERSION, ApiVersions v0-5"
-    );
-    assert_eq!(detail("push-config-rejected"), "closed the connection");
-    assert_eq!(
-        detail("incremental-alter-configs-invalid-value"),
-        "[(INVALID_REQUEST, \"Invalid value not-a-number for configuration log.retention.ms: Not a number of type LONG\")]"
+        verdicts(&live_safe),
+        [
+            "av-negotiate-v3",
+            "av-old-broker-push-config-refused",
+            "av-old-broker-survives-push-config",
+            "av-unsupported-version-v0-fallback",
+            "av-v0-request-answered",
+        ]
+        .map(|id| (id, Verdict::Pass))
     );
 }
 
 #[test]
-fn kafka_controller_registration_v0_to_v4_and_no_v6() {
+fn kafka_controller_suite() {
     let Some(env) = env_or_skip("kafka_controller") else {
         return;
     };
-    let facts = check_server(server(&env, "kafka-controller"), true).expect("controller reachable");
-    let mut want: Vec<(&str, Verdict)> = vec![
-        ("apiversions-strict", Verdict::Pass),
-        ("no-push-config-advertised", Verdict::Pass),
-        ("apiversions-fallback", Verdict::Pass),
-    ];
-    for id in [
-        "broker-registration-v0",
-        "broker-registration-v1",
-        "broker-registration-v2",
-        "broker-registration-v3",
-        "broker-registration-v4",
-    ] {
-        want.push((id, Verdict::Pass));
-    }
-    want.push((
-        "broker-registration-v5",
-        Verdict::Unsupported("v5 outside the advertised v0-4".into()),
-    ));
-    for id in [
-        "broker-registration-v6-not-advertised",
-        "incremental-alter-configs-valid",
-        "incremental-alter-configs-invalid-value",
-        "incremental-alter-configs-null-set",
-        "incremental-alter-configs-duplicate-key",
-        "incremental-alter-configs-unknown-resource-type",
-        "push-config-rejected",
-        "survives-push-config",
-    ] {
-        want.push((id, Verdict::Pass));
-    }
-    assert_eq!(verdicts(&facts), want, "{facts:#?}");
-    // KIP-1256: the 4.4 controller still answers as "today" where the broker is stricter.
-    let detail = |id| &facts.iter().find(|f| f.id == id).unwrap().detail;
-    assert_eq!(
-        detail("incremental-alter-configs-invalid-value"),
-        "[(NONE, \"\")]"
+    let facts = suite(
+        server(&env, "kafka-controller"),
+        SuiteKind::KafkaController,
+        &interop_scenarios(),
     );
-    assert_eq!(
-        detail("incremental-alter-configs-unknown-resource-type"),
-        "[(UNSUPPORTED_VERSION, \"Unknown resource type 0.\")]"
-    );
+    assert_eq!(facts.len(), 15, "{facts:#?}");
+    assert!(all_pass(&facts), "{facts:#?}");
 }
 
 #[test]
-fn kfake_and_rdkafka_mock_apiversions() {
+fn kfake_and_rdkafka_mock_live_safe_without_push_config() {
     let Some(env) = env_or_skip("emulators") else {
         return;
     };
-    // No PushConfig here: kfake does not survive it and the interop run still needs it.
-    let kfake = check_server(server(&env, "kfake"), false).expect("kfake reachable");
-    assert_eq!(kfake[0].verdict, Verdict::Pass, "{kfake:#?}");
-    assert_eq!(kfake[1].verdict, Verdict::Pass, "{kfake:#?}");
+    let scenarios = without_push_config(conformance());
+    let kfake = suite(server(&env, "kfake"), SuiteKind::BrokerLiveSafe, &scenarios);
+    let got: Vec<(&str, bool)> = kfake
+        .iter()
+        .map(|f| (f.id.as_ref(), f.verdict.is_pass()))
+        .collect();
     assert_eq!(
-        kfake[2].verdict,
-        Verdict::finding(
-            "a v0 ApiVersions response: UNSUPPORTED_VERSION (35) and the ApiVersions range (KIP-511)",
-            "closed the connection without answering"
-        )
+        got,
+        [
+            ("av-negotiate-v3", true),
+            ("av-unsupported-version-v0-fallback", false),
+            ("av-v0-request-answered", true),
+        ],
+        "{kfake:#?}"
     );
-    let mock = check_server(server(&env, "rdkafka-mock"), false).expect("mock reachable");
-    match &mock[0].verdict {
-        Verdict::Finding { observed, .. } => assert!(
-            observed.starts_with("ApiVersionsResponse at byte 16: 5 trailing bytes"),
-            "{observed}"
+    match &kfake[1].verdict {
+        Verdict::Finding { observed, .. } => assert_eq!(
+            observed,
+            "expected a response, but the target closed the connection: connection closed"
         ),
+        other => panic!("kfake now gives the KIP-511 fallback: {other:?}"),
+    }
+    let mock = suite(
+        server(&env, "rdkafka-mock"),
+        SuiteKind::BrokerLiveSafe,
+        &scenarios,
+    );
+    match &mock[0].verdict {
+        Verdict::Finding { observed, .. } => {
+            assert!(observed.contains("5 trailing bytes"), "{observed}")
+        }
         other => panic!("librdkafka mock ApiVersions v3 now decodes strictly: {other:?}"),
     }
 }
@@ -194,35 +207,28 @@ fn tansu_apiversions_and_push_config() {
         println!("tansu: skipped (not installed, or KIPCHECK_SKIP_TANSU=1)");
         return;
     };
-    let tansu = check_server(peer, true).expect("tansu reachable");
+    let tansu = suite(peer, SuiteKind::BrokerLiveSafe, &conformance());
     let got: Vec<(&str, bool)> = tansu
         .iter()
         .map(|f| (f.id.as_ref(), f.verdict.is_pass()))
         .collect();
     assert_eq!(
         got,
-        vec![
-            ("apiversions-strict", true),
-            ("no-push-config-advertised", true),
-            ("apiversions-fallback", false),
-            ("push-config-rejected", true),
-            ("survives-push-config", true),
+        [
+            ("av-negotiate-v3", true),
+            ("av-old-broker-push-config-refused", true),
+            ("av-old-broker-survives-push-config", true),
+            ("av-unsupported-version-v0-fallback", false),
+            ("av-v0-request-answered", true),
         ],
         "{tansu:#?}"
     );
-    assert_eq!(tansu[0].detail, "35 API keys; ApiVersions v0-4");
-    match &tansu[2].verdict {
-        Verdict::Finding { expected, observed } => {
-            assert_eq!(
-                expected,
-                "a v0 ApiVersions response: UNSUPPORTED_VERSION (35) and the ApiVersions range (KIP-511)"
-            );
-            // tansu answers the unknown version in its own (v3+) layout with error NONE.
-            assert!(
-                observed.starts_with("ApiVersionsResponse at byte 8: unsupported version 127"),
-                "{observed}"
-            );
-        }
+    match &tansu[3].verdict {
+        // tansu closes the connection on an ApiVersions version it does not know.
+        Verdict::Finding { observed, .. } => assert_eq!(
+            observed,
+            "expected a response, but the target closed the connection: connection closed"
+        ),
         other => panic!("tansu now gives the KIP-511 fallback: {other:?}"),
     }
 }

@@ -25,6 +25,20 @@ pub enum InteropError {
         /// What went wrong.
         message: String,
     },
+    /// The async runtime the YAML suites run on could not be built.
+    #[error("starting the runtime for the YAML suites: {0}")]
+    Runtime(#[source] std::io::Error),
+    /// A peer's `tcp://` or `client-cmd:` target could not be made.
+    #[error("target {spec}: {source}")]
+    Target {
+        /// The target specification.
+        spec: String,
+        /// Why.
+        source: crate::adapter::AdapterError,
+    },
+    /// A controller manifest (`interop/manifests/`) did not load.
+    #[error("{0}")]
+    Manifest(#[source] Box<crate::adapter::ManifestError>),
     /// A request kipcheck built could not be encoded (a bug in kipcheck, not in the peer).
     #[error("encoding a probe request: {0}")]
     Encode(#[from] crate::codec::EncodeError),

@@ -1,6 +1,8 @@
 //! Interop with real Kafka peers (issue 8): which peers `interop/start.sh` started
-//! ([`PeerEnv`]), the must-hold wire facts checked against each server peer and each real client,
-//! the YAML suites' results as matrix rows, and the published matrix (`reports/peers.md`).
+//! ([`PeerEnv`]), the YAML suites run against each server peer through `tcp://` and each live
+//! client through `client-cmd:` (their results as matrix rows), the relay capture of each real
+//! client, a KRaft controller's metadata log read back, and the published matrix
+//! (`reports/peers.md`).
 //! Declarations and re-exports only.
 
 mod capture;
@@ -10,7 +12,6 @@ mod matrix;
 mod metadata_log;
 mod probe;
 mod run;
-mod server_facts;
 mod suite;
 mod verdict;
 
@@ -20,7 +21,6 @@ pub use error::InteropError;
 pub use matrix::{render_matrix, splice_section, Matrix, PeerRow, SECTION_BEGIN, SECTION_END};
 pub use metadata_log::{metadata_log_facts, METADATA_LOG_FACTS, PROBE_BROKER_ID};
 pub use probe::{exchange, Exchange, PROBE_TIMEOUT};
-pub use run::{push_config_round, run_interop, InteropOptions};
-pub use server_facts::{check_server, push_config_facts};
+pub use run::{run_interop, run_server_suite, InteropOptions, InteropSuites};
 pub use suite::{suite_facts, SuiteKind};
 pub use verdict::{Fact, Verdict};

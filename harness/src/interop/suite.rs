@@ -21,6 +21,15 @@ pub enum SuiteKind {
     /// A real client through `client-cmd:`: the scenarios tagged `live-client` (an older
     /// client sends no PushConfig, whatever the emulated brokers advertise).
     ClientLive,
+    /// Apache Kafka's broker over `tcp://`: the interop scenarios tagged `kafka-broker`
+    /// (`interop/scenarios/broker/`: UpdateFeatures refusals, the broker side of the KIP-1256
+    /// table): what the real thing does, which the conformance suite does not ask of a target.
+    KafkaBroker,
+    /// Apache Kafka's KRaft controller over `tcp://`: the interop scenarios tagged
+    /// `kafka-controller` (`interop/scenarios/controller/`: ApiVersions, KIP-511, registration
+    /// at every version it advertises, the controller side of the KIP-1256 table, PushConfig
+    /// refused and survived).
+    KafkaController,
 }
 
 impl SuiteKind {
@@ -30,12 +39,17 @@ impl SuiteKind {
             SuiteKind::BrokerLiveSafe => "yaml live-safe",
             SuiteKind::Controller => "yaml controller",
             SuiteKind::ClientLive => "yaml live-client",
+            SuiteKind::KafkaBroker => "yaml kafka-broker",
+            SuiteKind::KafkaController => "yaml kafka-controller",
         }
     }
 
     /// The scenarios of the suite from `all`, in the order to run them (one at a time):
     /// those that send PushConfig last, since an older peer may not survive one (franz-go's
-    /// kfake exits on it) and every other scenario of the suite must still be judged.
+    /// kfake exits on it) and every other scenario of the suite must still be judged. Among
+    /// those, `all`'s order (by id): `av-old-broker-push-config-refused` before
+    /// `av-old-broker-survives-push-config`, so a peer that dies on the first PushConfig
+    /// fails the second (the finding it is) rather than the first.
     pub fn select(self, all: &[Scenario]) -> Vec<Scenario> {
         let mut chosen: Vec<Scenario> = all.iter().filter(|s| self.selects(s)).cloned().collect();
         chosen.sort_by_key(sends_push_config);
@@ -49,6 +63,8 @@ impl SuiteKind {
             SuiteKind::BrokerLiveSafe => tagged("live-safe"),
             SuiteKind::Controller => s.file.roles.contains(&Role::Controller),
             SuiteKind::ClientLive => tagged("live-client"),
+            SuiteKind::KafkaBroker => tagged("kafka-broker"),
+            SuiteKind::KafkaController => tagged("kafka-controller"),
         }
     }
 }
@@ -225,6 +241,7 @@ mod tests {
                 ("av-unsupported-version-v0-fallback".to_owned(), false),
                 ("av-v0-request-answered".to_owned(), false),
                 ("av-old-broker-push-config-refused".to_owned(), true),
+                ("av-old-broker-survives-push-config".to_owned(), true),
             ]
         );
     }
