@@ -20,8 +20,9 @@ use crate::codec::{
 
 use super::env::{ServerPeer, ServerRole};
 use super::error::InteropError;
-use super::probe::{exchange, Exchange};
+use super::metadata_log::probe as exchange;
 use super::verdict::{Fact, Verdict};
+use crate::net::Exchange;
 
 /// The largest frame a decode of a probe answer accepts.
 const MAX_FRAME: usize = 4 * 1024 * 1024;

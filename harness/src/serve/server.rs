@@ -327,6 +327,7 @@ fn close_reason(e: &NetError) -> String {
         } => format!("truncated frame: {} of {n} bytes", got - 4),
         NetError::Read { source, .. } => format!("read error: {source}"),
         NetError::Write { source, .. } => format!("write error: {source}"),
+        NetError::Connect { source, .. } => format!("connect error: {source}"),
     }
 }
 
