@@ -369,14 +369,18 @@ pub enum Crash {
 /// not do there.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientFault {
-    /// Bytes that do not frame as Kafka requests.
-    #[error("the client sent an unframeable stream to node {node}: {source}")]
+    /// Bytes that do not frame as Kafka requests: a size prefix that is negative or over the
+    /// cap (`net::NetError::OverCap`; nothing after it can be framed).
+    #[error(
+        "the client sent an unframeable stream to node {node}: a size prefix of {claimed} bytes (the cap is {cap})"
+    )]
     Unframeable {
         /// The emulated node.
         node: i32,
-        /// The frame reader's error.
-        #[source]
-        source: DecodeError,
+        /// The size the prefix claims.
+        claimed: i64,
+        /// The largest request payload accepted.
+        cap: usize,
     },
     /// A request header that does not decode.
     #[error("the client sent node {node} a request whose header does not decode: {source}")]

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Mutex};
@@ -16,9 +16,10 @@ use tokio::sync::{mpsc, Mutex};
 use crate::adapter::error::ClientFault;
 use crate::codec::{
     self, decode_request_header, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ApiVersionsRequest,
-    FrameReader, Message, MetadataRequest, ProvisionalNumbers, ResponseBody, ResponseHeader,
+    Message, MetadataRequest, ProvisionalNumbers, ResponseBody, ResponseHeader,
 };
 use crate::model::{api_versions_unsupported, emulated_api_versions};
+use crate::net::{FrameStream, NetError};
 use crate::serve::{metadata_answer, MetadataBroker, TopicCatalog};
 
 /// Bound on writing one frame to the client.
@@ -88,38 +89,26 @@ pub(super) async fn accept_loop(node: i32, listener: TcpListener, shared: Arc<Sh
     }
 }
 
-/// Reads frames from one client connection until it closes or sends something unframeable.
-async fn read_conn(
-    node: i32,
-    conn: u64,
-    mut r: tokio::net::tcp::OwnedReadHalf,
-    shared: Arc<Shared>,
-) {
-    let mut frames = FrameReader::new(DEFAULT_MAX_FRAME_SIZE);
-    let mut buf = vec![0u8; 64 * 1024];
-    'read: loop {
-        let n = match r.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        frames.push(&buf[..n]);
-        loop {
-            match frames.next_frame() {
-                Ok(None) => break,
-                Ok(Some(payload)) => {
-                    if let Err(fault) = handle_frame(node, conn, payload, &shared).await {
-                        let _ = shared.tx.send(Ev::Fault(fault));
-                        break 'read;
-                    }
-                }
-                Err(e) => {
-                    let _ = shared
-                        .tx
-                        .send(Ev::Fault(ClientFault::Unframeable { node, source: e }));
-                    break 'read;
-                }
+/// Reads frames from one client connection until it closes (a close inside a frame, or a
+/// failed read, ends it the same way) or sends a size prefix that cannot be framed.
+async fn read_conn(node: i32, conn: u64, r: tokio::net::tcp::OwnedReadHalf, shared: Arc<Shared>) {
+    let peer = r
+        .peer_addr()
+        .map_or_else(|_| "the client".to_owned(), |a| a.to_string());
+    let mut frames = FrameStream::new(r, peer, DEFAULT_MAX_FRAME_SIZE);
+    loop {
+        let fault = match frames.next(None).await {
+            Ok(frame) => match handle_frame(node, conn, frame, &shared).await {
+                Ok(()) => continue,
+                Err(fault) => fault,
+            },
+            Err(NetError::OverCap { claimed, cap, .. }) => {
+                ClientFault::Unframeable { node, claimed, cap }
             }
-        }
+            Err(_) => break,
+        };
+        let _ = shared.tx.send(Ev::Fault(fault));
+        break;
     }
     shared.conns.lock().await.remove(&conn);
 }
@@ -128,10 +117,10 @@ async fn read_conn(
 async fn handle_frame(
     node: i32,
     conn: u64,
-    payload: Vec<u8>,
+    frame: Vec<u8>,
     shared: &Shared,
 ) -> Result<(), ClientFault> {
-    let (_, header, api_key, body) = decode_request_header(&payload, 4, &shared.numbers)
+    let (_, header, api_key, body) = decode_request_header(&frame[4..], 4, &shared.numbers)
         .map_err(|source| ClientFault::Header { node, source })?;
     let version = header.request_api_version;
     if api_key == ApiKey::API_VERSIONS && !ApiVersionsRequest::VALID_VERSIONS.contains(version) {
@@ -156,9 +145,6 @@ async fn handle_frame(
         return Ok(());
     }
     if api_key != ApiKey::METADATA {
-        let mut frame = Vec::with_capacity(4 + payload.len());
-        frame.extend_from_slice(&(payload.len() as u32).to_be_bytes());
-        frame.extend_from_slice(&payload);
         let _ = shared.tx.send(Ev::Request {
             node,
             conn,
