@@ -1,15 +1,18 @@
-//! The I/O edge for Kafka frames: `kipcheck serve` and `kipcheck load`, the `tcp://` target
-//! (its probe, setup exchanges and session connections), the metadata-log observer and the
-//! interop probes and client relay read (and write) frames through here.
+//! The I/O edge for Kafka frames: every socket kipcheck reads Kafka frames from reads them
+//! through here: `kipcheck serve` and `kipcheck load`, the `tcp://` target (its probe, setup
+//! exchanges and session connections), the `client-cmd:` listeners, the live client's
+//! connections, the metadata-log observer, and the interop probes and client relay.
 //! Frames are cut by [`codec::FrameReader`](crate::codec::FrameReader) (the one frame reader:
 //! the size prefix checked against a cap before anything is buffered, the buffer growing only
 //! as bytes arrive, never read past the current frame); this module adds the socket, the
 //! deadline and typed errors that name the address. [`FrameStream`] is the async reader (tokio),
 //! [`BlockingFrames`] the blocking one (std `TcpStream`); [`write_frame`] and
-//! [`write_frame_blocking`] write. Frames are returned as they came: size prefix included.
+//! [`write_frame_blocking`] write; [`exchange`] is one bounded blocking round trip on a new
+//! connection (write a request, read one frame back). Frames are returned as they came: size
+//! prefix included. Nothing here decodes past the size prefix or judges what came.
 
 use std::io::{ErrorKind, Read, Write};
-use std::net::TcpStream;
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -69,6 +72,15 @@ pub enum NetError {
         /// Bytes of the frame that had come, size prefix included.
         got: usize,
         /// The socket's error.
+        #[source]
+        source: Arc<std::io::Error>,
+    },
+    /// No connection to the peer (the address does not resolve, or connecting failed).
+    #[error("connecting to {addr}: {source}")]
+    Connect {
+        /// The peer.
+        addr: String,
+        /// The resolver's or the socket's error.
         #[source]
         source: Arc<std::io::Error>,
     },
@@ -327,6 +339,59 @@ pub fn write_frame_blocking<W: Write>(w: &mut W, addr: &str, frame: &[u8]) -> Re
     })
 }
 
+/// How long [`exchange`] waits to connect, to write, and for each read of the answer.
+pub const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The largest answer frame [`exchange`] accepts (payload bytes; ApiVersions, Metadata and
+/// the other answers a probe asks for are far smaller).
+pub const EXCHANGE_MAX_FRAME: usize = 4 * 1024 * 1024;
+
+/// What a peer did with the request of an [`exchange`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Exchange {
+    /// It answered with this frame (size prefix included).
+    Response(Vec<u8>),
+    /// It closed the connection (or reset it) before a whole frame arrived; the bytes that did.
+    Closed(Vec<u8>),
+    /// Nothing whole arrived within the timeout; the bytes that did.
+    TimedOut(Vec<u8>),
+    /// It announced a frame over [`EXCHANGE_MAX_FRAME`] (or of negative size): the size prefix.
+    Oversized(i32),
+}
+
+/// Connects to `addr`, writes `request` (a whole frame) and reads one frame back, each step
+/// bounded by `timeout`. Whatever the peer does is an [`Exchange`]; the only error is
+/// [`NetError::Connect`]. It judges nothing: the caller decodes and decides.
+pub fn exchange(addr: &str, request: &[u8], timeout: Duration) -> Result<Exchange, NetError> {
+    let unreachable = |source| NetError::Connect {
+        addr: addr.to_owned(),
+        source: Arc::new(source),
+    };
+    let sock: SocketAddr = addr
+        .to_socket_addrs()
+        .map_err(unreachable)?
+        .next()
+        .ok_or_else(|| unreachable(std::io::Error::new(ErrorKind::NotFound, "no address")))?;
+    let mut s = TcpStream::connect_timeout(&sock, timeout).map_err(unreachable)?;
+    s.set_write_timeout(Some(timeout)).map_err(unreachable)?;
+    s.set_nodelay(true).map_err(unreachable)?;
+    if let Err(e) = s.write_all(request) {
+        return Ok(match e.kind() {
+            ErrorKind::WouldBlock | ErrorKind::TimedOut => Exchange::TimedOut(Vec::new()),
+            _ => Exchange::Closed(Vec::new()),
+        });
+    }
+    let mut frames = BlockingFrames::new(s, addr, EXCHANGE_MAX_FRAME);
+    Ok(match frames.next(timeout) {
+        Ok(frame) => Exchange::Response(frame),
+        Err(NetError::OverCap { claimed, .. }) => {
+            Exchange::Oversized(i32::try_from(claimed).unwrap_or(i32::MAX))
+        }
+        Err(NetError::TimedOut { .. }) => Exchange::TimedOut(frames.take_partial()),
+        Err(_) => Exchange::Closed(frames.take_partial()),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -482,5 +547,71 @@ mod tests {
             r#"CutShort { addr: "peer:9092", claimed: Some(5), got: 6 }"#
         );
         assert_eq!(frames.take_partial(), b"\0\0\0\x05ab");
+    }
+
+    /// A peer on a 127.0.0.1:0 listener that reads one request of `request_len` bytes, writes
+    /// `answer`, then closes (`hold`: false) or keeps the connection open until the test ends.
+    fn peer(
+        request_len: usize,
+        answer: &'static [u8],
+        hold: bool,
+    ) -> (String, std::sync::mpsc::Sender<()>) {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        let (done, wait) = std::sync::mpsc::channel::<()>();
+        std::thread::spawn(move || {
+            let (mut s, _) = l.accept().unwrap();
+            let mut request = vec![0; request_len];
+            s.read_exact(&mut request).unwrap();
+            s.write_all(answer).unwrap();
+            if hold {
+                let _ = wait.recv();
+            }
+        });
+        (addr, done)
+    }
+
+    const REQUEST: &[u8] = b"\0\0\0\x02hi";
+
+    #[test]
+    fn an_exchange_names_what_the_peer_did_with_exact_bytes() {
+        let oversized = b"\0\x40\0\x01"; // 4 MiB + 1: one byte over the cap
+        let cases: [(&'static [u8], bool, Exchange); 5] = [
+            (
+                b"\0\0\0\x03abc",
+                true,
+                Exchange::Response(b"\0\0\0\x03abc".to_vec()),
+            ),
+            (
+                b"\0\0\0\x05ab",
+                false,
+                Exchange::Closed(b"\0\0\0\x05ab".to_vec()),
+            ),
+            (b"", false, Exchange::Closed(Vec::new())),
+            (oversized, true, Exchange::Oversized(4 * 1024 * 1024 + 1)),
+            (
+                b"\0\0\0\x05a",
+                true,
+                Exchange::TimedOut(b"\0\0\0\x05a".to_vec()),
+            ),
+        ];
+        for (answer, hold, expected) in cases {
+            let (addr, _done) = peer(REQUEST.len(), answer, hold);
+            let got = exchange(&addr, REQUEST, Duration::from_millis(300)).unwrap();
+            assert_eq!(got, expected, "answer {answer:?}");
+        }
+    }
+
+    #[test]
+    fn an_exchange_with_an_address_that_does_not_resolve_is_a_connect_error() {
+        let e = exchange("127.0.0.1", REQUEST, Duration::from_millis(300)).unwrap_err();
+        let NetError::Connect { addr, source } = &e else {
+            panic!("not a connect error: {e:?}");
+        };
+        assert_eq!(
+            (addr.as_str(), source.kind()),
+            ("127.0.0.1", ErrorKind::InvalidInput)
+        );
+        assert!(e.to_string().starts_with("connecting to 127.0.0.1: "));
     }
 }

@@ -154,7 +154,7 @@ async fn a_client_that_sends_push_config_is_caught() {
 async fn garbage_from_the_client_errors_the_scenario() {
     let (results, summary) = run_live(&older_client("garbage")).await;
     let message = "target failed: the client sent an unframeable stream to node 1: \
-                   frame size at byte 0: negative frame size -5";
+                   a size prefix of -5 bytes (the cap is 104857600)";
     for (id, verdict, m) in verdicts(&results) {
         assert_eq!(verdict, "Errored", "{id}");
         assert_eq!(m.as_deref(), Some(message), "{id}");

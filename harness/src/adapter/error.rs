@@ -15,7 +15,9 @@ use std::sync::Arc;
 use crate::adapter::metadata_log::MetadataLogError;
 use crate::adapter::policy_host::PolicyHostError;
 use crate::codec::{DecodeError, EncodeError, ErrorCode};
-use crate::model::{BrokerConfigError, ClientConfigError, ClusterError, ProfileError};
+use crate::model::{
+    BrokerConfigError, ClientConfigError, ClusterError, InPlaceError, ProfileError,
+};
 use crate::net::NetError;
 use crate::scenario::TypedBodyError;
 
@@ -369,47 +371,28 @@ pub enum Crash {
 /// not do there.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientFault {
-    /// Bytes that do not frame as Kafka requests.
-    #[error("the client sent an unframeable stream to node {node}: {source}")]
+    /// Bytes that do not frame as Kafka requests: a size prefix that is negative or over the
+    /// cap (`net::NetError::OverCap`; nothing after it can be framed).
+    #[error(
+        "the client sent an unframeable stream to node {node}: a size prefix of {claimed} bytes (the cap is {cap})"
+    )]
     Unframeable {
         /// The emulated node.
         node: i32,
-        /// The frame reader's error.
-        #[source]
-        source: DecodeError,
+        /// The size the prefix claims.
+        claimed: i64,
+        /// The largest request payload accepted.
+        cap: usize,
     },
-    /// A request header that does not decode.
-    #[error("the client sent node {node} a request whose header does not decode: {source}")]
-    Header {
+    /// A request the emulated node cannot read or answer in place (a header that does not
+    /// decode, a Metadata request kipcheck cannot decode, an answer it cannot encode).
+    #[error("the client sent node {node} a request kipcheck cannot answer: {source}")]
+    InPlace {
         /// The emulated node.
         node: i32,
-        /// The codec's error.
+        /// The emulated node's error.
         #[source]
-        source: DecodeError,
-    },
-    /// A Metadata version kipcheck's codec does not have.
-    #[error("the client sent Metadata v{version}, which kipcheck does not speak")]
-    MetadataVersion {
-        /// The version asked.
-        version: i16,
-    },
-    /// A Metadata request body that does not decode.
-    #[error("the client's Metadata v{version} request does not decode: {source}")]
-    Metadata {
-        /// The request's version.
-        version: i16,
-        /// The codec's error.
-        #[source]
-        source: DecodeError,
-    },
-    /// kipcheck cannot encode its own answer.
-    #[error("cannot encode the {answer}: {source}")]
-    Encode {
-        /// Which answer (`ApiVersions fallback`, `Metadata answer`).
-        answer: &'static str,
-        /// The codec's error.
-        #[source]
-        source: EncodeError,
+        source: InPlaceError,
     },
     /// It stopped reading kipcheck's answers.
     #[error("the client stopped reading from node {node}")]

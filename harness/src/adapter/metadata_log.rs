@@ -116,7 +116,7 @@ pub enum LogPayload {
     Undecoded,
     /// A KRaft control record (leader change, snapshot header/footer, voters, kraft.version).
     Control {
-        /// The control record type (its key's second int16).
+        /// The control record type ([`codec::BatchRecord::control_type`]; -1 when the key holds none).
         control_type: i16,
     },
     /// A record whose bytes break the format (a finding about the controller).
@@ -205,10 +205,7 @@ pub fn records_of(bytes: &[u8]) -> Result<FetchedRecords, DecodeError> {
             let offset = b.base_offset.saturating_add(i64::from(r.offset_delta));
             let leader_epoch = b.partition_leader_epoch;
             if b.is_control() {
-                let control_type = r
-                    .key
-                    .filter(|k| k.len() >= 4)
-                    .map_or(-1, |k| i16::from_be_bytes([k[2], k[3]]));
+                let control_type = r.control_type().unwrap_or(-1);
                 out.push(LogRecord {
                     offset,
                     leader_epoch,

@@ -55,6 +55,17 @@ pub struct BatchRecord<'a> {
     pub headers: Vec<(&'a [u8], Option<&'a [u8]>)>,
 }
 
+impl BatchRecord<'_> {
+    /// The type of a control record (a record of a control batch): its key is a version
+    /// (int16) then the type (int16; Kafka's `ControlRecordType`: 0 abort, 1 commit, 2 leader
+    /// change, 3 snapshot header, ...). `None` when the key is null or shorter than 4 bytes.
+    pub fn control_type(&self) -> Option<i16> {
+        let mut r = Reader::new(self.key?);
+        r.i16().ok()?;
+        r.i16().ok()
+    }
+}
+
 /// One decoded v2 record batch.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct RecordBatch<'a> {
@@ -414,5 +425,22 @@ mod tests {
         );
         assert_eq!(b.records[1].key, Some(&b"k"[..]));
         assert_eq!(b.records[1].offset_delta, 1);
+    }
+
+    #[test]
+    fn a_control_record_type_is_the_second_int16_of_its_key() {
+        let record = |key: Option<&'static [u8]>| BatchRecord {
+            attributes: 0,
+            timestamp_delta: 0,
+            offset_delta: 0,
+            key,
+            value: None,
+            value_at: 0,
+            headers: Vec::new(),
+        };
+        assert_eq!(record(Some(b"\0\0\0\x02")).control_type(), Some(2));
+        assert_eq!(record(Some(b"\0\x01\xff\xfe\x07")).control_type(), Some(-2));
+        assert_eq!(record(Some(b"\0\0\0")).control_type(), None);
+        assert_eq!(record(None).control_type(), None);
     }
 }

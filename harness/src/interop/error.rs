@@ -4,18 +4,20 @@
 
 use thiserror::Error;
 
+use crate::net::NetError;
+
 /// Why an interop run could not be carried out.
 #[derive(Debug, Error)]
 pub enum InteropError {
     /// A peer named in the environment could not be reached.
-    #[error("peer {peer} at {addr}: {source}")]
+    #[error("peer {peer}: {source}")]
     Unreachable {
         /// The peer's name.
         peer: String,
         /// Its address.
         addr: String,
-        /// The connection error.
-        source: std::io::Error,
+        /// The connection error ([`NetError::Connect`], which names the address).
+        source: NetError,
     },
     /// A client command could not be started or the capture relay failed.
     #[error("client {client}: {message}")]

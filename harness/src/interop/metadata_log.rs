@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use super::env::{ServerPeer, ServerRole};
 use super::error::InteropError;
-use super::probe::{exchange, Exchange};
 use super::verdict::{Fact, Verdict};
 use crate::adapter::metadata_log::{LogPayload, LogRecord, MetadataLogError, MetadataLogReader};
 use crate::codec::broker_registration_request::{Feature, Listener};
@@ -21,6 +20,7 @@ use crate::codec::{
     MetadataRecordBody, ProvisionalNumbers, RequestBody, RequestHeader, ResponseBody,
     UnregisterBrokerRequest, Uuid,
 };
+use crate::net::{self, Exchange};
 
 /// The broker id kipcheck registers (far from any real node id of the interop cluster).
 pub const PROBE_BROKER_ID: i32 = 4242;
@@ -88,6 +88,19 @@ enum Unproven {
     Log(#[from] MetadataLogError),
 }
 
+/// One bounded exchange with the peer `peer` at `addr` ([`net::exchange`] within
+/// [`net::EXCHANGE_TIMEOUT`]); a peer that cannot be reached is an
+/// [`InteropError::Unreachable`] that names it.
+fn probe(peer: &str, addr: &str, request: &[u8]) -> Result<Exchange, InteropError> {
+    net::exchange(addr, request, net::EXCHANGE_TIMEOUT).map_err(|source| {
+        InteropError::Unreachable {
+            peer: peer.to_owned(),
+            addr: addr.to_owned(),
+            source,
+        }
+    })
+}
+
 /// One request to `peer` and its decoded answer, or why there is none.
 fn ask(
     peer: &ServerPeer,
@@ -103,7 +116,7 @@ fn ask(
         ..RequestHeader::default()
     };
     let frame = encode_request_frame(&header, &body, &ProvisionalNumbers::default())?;
-    Ok(match exchange(peer.name, &peer.addr, &frame)? {
+    Ok(match probe(peer.name, &peer.addr, &frame)? {
         Exchange::Response(bytes) => decode_response_frame(&bytes, bytes.len(), key, version)
             .map(|d| d.body)
             .map_err(|error| Unproven::Undecodable {

@@ -20,7 +20,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
@@ -28,13 +28,14 @@ use tokio::task::JoinHandle;
 
 use super::{ClientSetup, LiveClientError};
 use crate::codec::{
-    self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, FrameReader, ProvisionalNumbers, RequestBody,
-    RequestHeader, ResponseBody,
+    self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers, RequestBody, RequestHeader,
+    ResponseBody,
 };
 use crate::model::events::RetryCause;
 use crate::model::{
     ClientInput, ClientModel, ClientOutput, Event, Faults, LoggedEvent, Millis, NodeId, SpecProfile,
 };
+use crate::net::FrameStream;
 
 /// Bound on opening one TCP connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -115,7 +116,8 @@ enum NetEvent {
     Frame {
         node: NodeId,
         generation: u64,
-        payload: Vec<u8>,
+        /// Size prefix included.
+        frame: Vec<u8>,
     },
     Closed {
         node: NodeId,
@@ -286,34 +288,28 @@ async fn connect(node: NodeId, addr: String, net: mpsc::UnboundedSender<NetEvent
     }
 }
 
-/// Reads response frames from one connection until it closes or cannot be framed.
+/// Reads response frames from one connection until it closes or cannot be framed; the
+/// reason is the [`NetError`](crate::net::NetError)'s wording (it names the broker's address).
 async fn read_frames(
     node: NodeId,
     generation: u64,
-    mut r: OwnedReadHalf,
+    r: OwnedReadHalf,
     net: mpsc::UnboundedSender<NetEvent>,
 ) {
-    let mut frames = FrameReader::new(DEFAULT_MAX_FRAME_SIZE);
-    let mut buf = vec![0u8; 64 * 1024];
-    let reason = 'read: loop {
-        let n = match r.read(&mut buf).await {
-            Ok(0) => break "closed by the broker".to_owned(),
-            Err(e) => break format!("read error: {e}"),
-            Ok(n) => n,
-        };
-        frames.push(&buf[..n]);
-        loop {
-            match frames.next_frame() {
-                Ok(None) => break,
-                Ok(Some(payload)) => {
-                    let _ = net.send(NetEvent::Frame {
-                        node,
-                        generation,
-                        payload,
-                    });
-                }
-                Err(e) => break 'read format!("the broker's stream does not frame: {e}"),
+    let peer = r
+        .peer_addr()
+        .map_or_else(|_| "the broker".to_owned(), |a| a.to_string());
+    let mut frames = FrameStream::new(r, peer, DEFAULT_MAX_FRAME_SIZE);
+    let reason = loop {
+        match frames.next(None).await {
+            Ok(frame) => {
+                let _ = net.send(NetEvent::Frame {
+                    node,
+                    generation,
+                    frame,
+                });
             }
+            Err(e) => break e.to_string(),
         }
     };
     let _ = net.send(NetEvent::Closed {
@@ -496,11 +492,11 @@ impl Driver {
             NetEvent::Frame {
                 node,
                 generation,
-                payload,
+                frame,
             } => {
                 if self.is_current(node, generation) {
                     // A protocol error queues a Disconnected instead.
-                    if let Some(input) = self.response(node, &payload) {
+                    if let Some(input) = self.response(node, &frame) {
                         self.inbox.push_back(input);
                     }
                     self.drain().await;
@@ -519,8 +515,9 @@ impl Driver {
         }
     }
 
-    /// The model input for a response frame from `node`, if the model awaits it.
-    fn response(&mut self, node: NodeId, payload: &[u8]) -> Option<ClientInput> {
+    /// The model input for a response frame (size prefix included) from `node`, if the model
+    /// awaits it.
+    fn response(&mut self, node: NodeId, frame: &[u8]) -> Option<ClientInput> {
         let Some(p) = self
             .conns
             .get_mut(&node)
@@ -529,7 +526,7 @@ impl Driver {
             self.drop_conn(node, "a response to no request".into());
             return None;
         };
-        let decoded = match codec::decode_response(payload, 4, p.api_key, p.version) {
+        let decoded = match codec::decode_response(&frame[4..], 4, p.api_key, p.version) {
             Ok(d) => d,
             Err(e) => {
                 self.drop_conn(

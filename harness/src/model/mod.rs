@@ -34,7 +34,10 @@ pub use config_def::{
     client_definitions, ClientType, ConfigType, ConfigTypeNumbering, ConfigValue,
 };
 pub use controller::{ControllerModel, MetadataRecord, RegisteredBroker, ReplayError};
-pub use emulated::{api_versions_unsupported, emulated_api_versions};
+pub use emulated::{
+    advertise_metadata, api_versions_unsupported, emulated_api_versions, is_valid_topic_name,
+    metadata_answer, read_request, InPlaceError, MetadataBroker, TopicCatalog,
+};
 pub use events::{Event, LoggedEvent, NodeId};
 pub use faults::{Fault, Faults};
 pub use hash::{fnv1a64, Fnv1a64};

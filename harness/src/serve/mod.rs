@@ -9,7 +9,4 @@ pub mod server;
 pub use load::{hold_idle, run_load, LoadPlan, LoadReport};
 pub use record::{Direction, FrameRecord, Recorder};
 pub use script::{PushReply, ScriptError, ScriptStep, ServeScript};
-pub use server::{
-    is_valid_topic_name, metadata_answer, MetadataBroker, ServeError, ServeOptions, Server,
-    TopicCatalog,
-};
+pub use server::{ServeError, ServeOptions, Server};

@@ -20,15 +20,14 @@ use tokio::task::JoinSet;
 
 use super::record::{Direction, FrameRecord, Recorder};
 use super::script::{PushReply, ScriptStep, ServeScript};
-use crate::codec::api_versions_response::ApiVersion;
-use crate::codec::metadata_response::{
-    MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
-};
 use crate::codec::{
-    self, decode_request_header, to_hex, ApiKey, ErrorCode, Message, MetadataRequest,
-    MetadataResponse, ProvisionalNumbers, PushConfigRequest, ResponseBody, ResponseHeader, Uuid,
+    self, to_hex, ApiKey, Message, ProvisionalNumbers, PushConfigRequest, ResponseBody,
+    ResponseHeader,
 };
-use crate::model::{BrokerModel, BrokerReply, BrokerRequest, Millis, SpecProfile};
+use crate::model::{
+    advertise_metadata, read_request, BrokerModel, BrokerReply, BrokerRequest, MetadataBroker,
+    Millis, SpecProfile, TopicCatalog,
+};
 use crate::net::{FrameStream, NetError};
 
 /// How the server runs.
@@ -327,21 +326,38 @@ fn close_reason(e: &NetError) -> String {
         } => format!("truncated frame: {} of {n} bytes", got - 4),
         NetError::Read { source, .. } => format!("read error: {source}"),
         NetError::Write { source, .. } => format!("write error: {source}"),
+        NetError::Connect { source, .. } => format!("connect error: {source}"),
     }
 }
 
-/// Answers one request frame (size prefix included).
+/// Answers one request frame (size prefix included): Metadata in place (the emulated node,
+/// [`crate::model::emulated`]), everything else from the script or the [`BrokerModel`].
 fn handle(shared: &Shared, frame: &[u8]) -> Action {
-    let payload = &frame[4..];
-    let (_, header, api_key, body) = match decode_request_header(payload, 4, &shared.numbers) {
-        Ok(h) => h,
-        Err(e) => return Action::Close(format!("request header does not decode: {e}")),
+    let req = match read_request(frame, &shared.numbers) {
+        Ok(r) => r,
+        Err(e) => return Action::Close(e.to_string()),
     };
-    let version = header.request_api_version;
-    let corr = header.correlation_id;
+    if req.api_key == ApiKey::METADATA {
+        // Itself as the only broker and controller.
+        let brokers = [MetadataBroker {
+            node_id: shared.opts.node_id,
+            host: shared.host.clone(),
+            port: shared.port,
+        }];
+        let catalog = TopicCatalog {
+            known: &shared.opts.topics,
+            auto_create: shared.opts.auto_create_topics,
+        };
+        return match req.answer_metadata(&brokers, &catalog) {
+            Ok(frame) => Action::Reply { delay_ms: 0, frame },
+            Err(e) => Action::Close(e.to_string()),
+        };
+    }
+    let version = req.version();
+    let body = req.body.rest();
     let reply = |version: i16, body: ResponseBody, delay_ms: u64| {
         let h = ResponseHeader {
-            correlation_id: corr,
+            correlation_id: req.header.correlation_id,
             ..Default::default()
         };
         match codec::encode_response_frame(&h, &body, version) {
@@ -349,24 +365,15 @@ fn handle(shared: &Shared, frame: &[u8]) -> Action {
             Err(e) => Action::Close(format!("cannot encode the response: {e}")),
         }
     };
-    if api_key == ApiKey::METADATA {
-        return match MetadataRequest::from_bytes(body.rest(), version) {
-            Ok(req) if MetadataRequest::VALID_VERSIONS.contains(version) => {
-                reply(version, ResponseBody::Metadata(metadata(shared, &req)), 0)
-            }
-            Ok(_) => Action::Close(format!("Metadata version {version} unsupported")),
-            Err(e) => Action::Close(format!("Metadata request does not decode: {e}")),
-        };
-    }
     let mut step = None;
-    if api_key == ApiKey::PUSH_CONFIG {
+    if req.api_key == ApiKey::PUSH_CONFIG {
         let advertised = shared
             .broker
             .lock()
             .is_ok_and(|b| b.advertises_push_config());
         if advertised
             && PushConfigRequest::VALID_VERSIONS.contains(version)
-            && PushConfigRequest::from_bytes(body.rest(), version).is_ok()
+            && PushConfigRequest::from_bytes(body, version).is_ok()
         {
             step = shared.script.lock().ok().and_then(|mut s| s.pop_front());
         }
@@ -376,14 +383,14 @@ fn handle(shared: &Shared, frame: &[u8]) -> Action {
         Some(PushReply::Disconnect) => Action::Close("scripted disconnect".into()),
         Some(PushReply::Respond(body)) => reply(version, ResponseBody::PushConfig(body), delay_ms),
         Some(PushReply::Model) | None => {
-            let req = BrokerRequest {
-                api_key: ApiKey(header.request_api_key),
+            let broker_req = BrokerRequest {
+                api_key: ApiKey(req.header.request_api_key),
                 api_version: version,
-                body: body.rest().to_vec(),
+                body: body.to_vec(),
             };
             let now = Millis(shared.now_ms());
             let answer = match shared.broker.lock() {
-                Ok(mut b) => b.handle_request(now, &req),
+                Ok(mut b) => b.handle_request(now, &broker_req),
                 Err(_) => return Action::Close("broker state poisoned".into()),
             };
             match answer {
@@ -393,6 +400,7 @@ fn handle(shared: &Shared, frame: &[u8]) -> Action {
                     mut body,
                     ..
                 } => {
+                    // The reference broker's list (its KIP-511 answer too), with Metadata.
                     if let ResponseBody::ApiVersions(av) = &mut body {
                         advertise_metadata(&mut av.api_keys);
                     }
@@ -401,165 +409,4 @@ fn handle(shared: &Shared, frame: &[u8]) -> Action {
             }
         }
     }
-}
-
-/// Adds Metadata (every version the codec speaks) to an ApiVersions answer, keys sorted.
-fn advertise_metadata(keys: &mut Vec<ApiVersion>) {
-    let v = MetadataRequest::VALID_VERSIONS;
-    keys.push(ApiVersion {
-        api_key: ApiKey::METADATA.0,
-        min_version: v.min,
-        max_version: v.max,
-        ..Default::default()
-    });
-    keys.sort_by_key(|k| k.api_key);
-}
-
-/// Itself as the only broker and controller.
-fn metadata(shared: &Shared, req: &MetadataRequest) -> MetadataResponse {
-    let brokers = [MetadataBroker {
-        node_id: shared.opts.node_id,
-        host: shared.host.clone(),
-        port: shared.port,
-    }];
-    let catalog = TopicCatalog {
-        known: &shared.opts.topics,
-        auto_create: shared.opts.auto_create_topics,
-    };
-    metadata_answer(&brokers, &catalog, req)
-}
-
-/// One broker a Metadata answer lists.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MetadataBroker {
-    /// Node id.
-    pub node_id: i32,
-    /// Host clients connect to.
-    pub host: String,
-    /// Port clients connect to.
-    pub port: i32,
-}
-
-/// The topics an emulated cluster answers Metadata with.
-#[derive(Clone, Copy, Debug)]
-pub struct TopicCatalog<'a> {
-    /// Topics that exist (one partition each).
-    pub known: &'a [String],
-    /// A requested topic that does not exist is created on the spot when the request allows
-    /// auto-creation and the name is a valid topic name (Kafka's default broker behaviour).
-    pub auto_create: bool,
-}
-
-/// Kafka's topic-name rule: 1 to 249 characters of `[a-zA-Z0-9._-]`, and neither `.` nor `..`.
-pub fn is_valid_topic_name(name: &str) -> bool {
-    (1..=249).contains(&name.len())
-        && name != "."
-        && name != ".."
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
-}
-
-/// How a requested topic is answered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TopicState {
-    /// Exists (or was just auto-created): one partition led by the first broker.
-    Present,
-    /// UNKNOWN_TOPIC_OR_PARTITION.
-    Unknown,
-    /// INVALID_TOPIC_EXCEPTION: the name can never be a topic.
-    Invalid,
-}
-
-/// The Metadata answer of an emulated cluster: `brokers` (the first is the controller and
-/// leads every partition) and the topics of `catalog` (all of them for a null topic list, else
-/// the requested ones: known or auto-created ones present, others with
-/// UNKNOWN_TOPIC_OR_PARTITION or INVALID_TOPIC_EXCEPTION). Shared by `kipcheck serve` and the
-/// `client-cmd:` target.
-pub fn metadata_answer(
-    brokers: &[MetadataBroker],
-    catalog: &TopicCatalog<'_>,
-    req: &MetadataRequest,
-) -> MetadataResponse {
-    let node = brokers.first().map_or(-1, |b| b.node_id);
-    let names: Vec<(String, TopicState)> = match &req.topics {
-        None => catalog
-            .known
-            .iter()
-            .map(|t| (t.clone(), TopicState::Present))
-            .collect(),
-        Some(ts) => ts
-            .iter()
-            .filter_map(|t| t.name.as_ref().map(|n| n.to_string()))
-            .map(|n| {
-                let state = if catalog.known.contains(&n) {
-                    TopicState::Present
-                } else if !is_valid_topic_name(&n) {
-                    TopicState::Invalid
-                } else if catalog.auto_create && req.allow_auto_topic_creation.unwrap_or(true) {
-                    TopicState::Present
-                } else {
-                    TopicState::Unknown
-                };
-                (n, state)
-            })
-            .collect(),
-    };
-    let topics = names
-        .into_iter()
-        .map(|(name, state)| MetadataResponseTopic {
-            error_code: match state {
-                TopicState::Present => ErrorCode::NONE.0,
-                TopicState::Unknown => ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0,
-                TopicState::Invalid => ErrorCode::INVALID_TOPIC_EXCEPTION.0,
-            },
-            topic_id: Some(if state == TopicState::Present {
-                topic_id(&name)
-            } else {
-                Uuid([0; 16])
-            }),
-            name: Some(name.into()),
-            partitions: if state == TopicState::Present {
-                vec![MetadataResponsePartition {
-                    partition_index: 0,
-                    leader_id: node,
-                    leader_epoch: Some(0),
-                    replica_nodes: vec![node],
-                    isr_nodes: vec![node],
-                    offline_replicas: Some(Vec::new()),
-                    ..Default::default()
-                }]
-            } else {
-                Vec::new()
-            },
-            ..Default::default()
-        })
-        .collect();
-    MetadataResponse {
-        brokers: brokers
-            .iter()
-            .map(|b| MetadataResponseBroker {
-                node_id: b.node_id,
-                host: b.host.clone().into(),
-                port: b.port,
-                ..Default::default()
-            })
-            .collect(),
-        cluster_id: Some(Some("kipcheck-cluster".into())),
-        controller_id: Some(node),
-        topics,
-        ..Default::default()
-    }
-}
-
-/// A stable, non-zero topic id derived from the name (FNV-1a, both halves).
-fn topic_id(name: &str) -> Uuid {
-    let mut h = crate::model::Fnv1a64::new();
-    let mut bytes = [0u8; 16];
-    for (i, chunk) in bytes.chunks_mut(8).enumerate() {
-        h.write(name.as_bytes());
-        h.write(&[i as u8]);
-        chunk.copy_from_slice(&h.finish().to_be_bytes());
-    }
-    Uuid(bytes)
 }

@@ -1,25 +1,23 @@
-//! The loopback listeners of a `client-cmd:` session: one per emulated node. Metadata is
-//! answered here (every emulated node as a broker at its listener's address), so is an
-//! ApiVersions version newer than kipcheck speaks (the KIP-511 fallback); every other request
-//! goes to the session as an [`Ev::Request`]. Bytes that cannot be a request are an
-//! [`Ev::Fault`].
+//! The loopback listeners of a `client-cmd:` session: one per emulated node, frames read by
+//! [`net::FrameStream`](crate::net::FrameStream). Metadata is answered here (every emulated
+//! node as a broker at its listener's address), so is an ApiVersions version newer than
+//! kipcheck speaks (the KIP-511 fallback): both by the emulated node of
+//! [`crate::model::emulated`]. Every other request goes to the session as an [`Ev::Request`],
+//! as it came. Bytes that cannot be a request are an [`Ev::Fault`].
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Mutex};
 
 use crate::adapter::error::ClientFault;
-use crate::codec::{
-    self, decode_request_header, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ApiVersionsRequest,
-    FrameReader, Message, MetadataRequest, ProvisionalNumbers, ResponseBody, ResponseHeader,
-};
-use crate::model::{api_versions_unsupported, emulated_api_versions};
-use crate::serve::{metadata_answer, MetadataBroker, TopicCatalog};
+use crate::codec::{limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers};
+use crate::model::{emulated_api_versions, read_request, MetadataBroker, TopicCatalog};
+use crate::net::{FrameStream, NetError};
 
 /// Bound on writing one frame to the client.
 pub(super) const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
@@ -88,77 +86,55 @@ pub(super) async fn accept_loop(node: i32, listener: TcpListener, shared: Arc<Sh
     }
 }
 
-/// Reads frames from one client connection until it closes or sends something unframeable.
-async fn read_conn(
-    node: i32,
-    conn: u64,
-    mut r: tokio::net::tcp::OwnedReadHalf,
-    shared: Arc<Shared>,
-) {
-    let mut frames = FrameReader::new(DEFAULT_MAX_FRAME_SIZE);
-    let mut buf = vec![0u8; 64 * 1024];
-    'read: loop {
-        let n = match r.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        frames.push(&buf[..n]);
-        loop {
-            match frames.next_frame() {
-                Ok(None) => break,
-                Ok(Some(payload)) => {
-                    if let Err(fault) = handle_frame(node, conn, payload, &shared).await {
-                        let _ = shared.tx.send(Ev::Fault(fault));
-                        break 'read;
-                    }
-                }
-                Err(e) => {
-                    let _ = shared
-                        .tx
-                        .send(Ev::Fault(ClientFault::Unframeable { node, source: e }));
-                    break 'read;
-                }
+/// Reads frames from one client connection until it closes (a close inside a frame, or a
+/// failed read, ends it the same way) or sends a size prefix that cannot be framed.
+async fn read_conn(node: i32, conn: u64, r: tokio::net::tcp::OwnedReadHalf, shared: Arc<Shared>) {
+    let peer = r
+        .peer_addr()
+        .map_or_else(|_| "the client".to_owned(), |a| a.to_string());
+    let mut frames = FrameStream::new(r, peer, DEFAULT_MAX_FRAME_SIZE);
+    loop {
+        let fault = match frames.next(None).await {
+            Ok(frame) => match handle_frame(node, conn, frame, &shared).await {
+                Ok(()) => continue,
+                Err(fault) => fault,
+            },
+            Err(NetError::OverCap { claimed, cap, .. }) => {
+                ClientFault::Unframeable { node, claimed, cap }
             }
-        }
+            Err(_) => break,
+        };
+        let _ = shared.tx.send(Ev::Fault(fault));
+        break;
     }
     shared.conns.lock().await.remove(&conn);
 }
 
-/// Answers a Metadata request in place; hands any other request to the session.
+/// Answers a Metadata request, and an ApiVersions version newer than kipcheck speaks, in place
+/// (the emulated node, [`crate::model::emulated`]); hands any other request to the session.
 async fn handle_frame(
     node: i32,
     conn: u64,
-    payload: Vec<u8>,
+    frame: Vec<u8>,
     shared: &Shared,
 ) -> Result<(), ClientFault> {
-    let (_, header, api_key, body) = decode_request_header(&payload, 4, &shared.numbers)
-        .map_err(|source| ClientFault::Header { node, source })?;
-    let version = header.request_api_version;
-    if api_key == ApiKey::API_VERSIONS && !ApiVersionsRequest::VALID_VERSIONS.contains(version) {
-        // A newer client (e.g. ApiVersions v5 from Kafka 4.4) meets a broker that speaks up to
-        // v4: answered in place as any such broker does (KIP-511: UNSUPPORTED_VERSION in the v0
-        // layout with the supported ranges), and the client retries with a version the
+    let fault = |source| ClientFault::InPlace { node, source };
+    let req = read_request(&frame, &shared.numbers).map_err(fault)?;
+    let answer = if req.is_unspoken_api_versions() {
+        // A client newer than kipcheck's codec meets a broker that speaks less: answered as
+        // any such broker does (KIP-511), and the client retries with a version the
         // scenario's steps see.
-        let body = api_versions_unsupported(emulated_api_versions(Some(
-            shared.numbers.push_config_api_key,
-        )));
-        let h = ResponseHeader {
-            correlation_id: header.correlation_id,
-            ..Default::default()
+        let advertised = emulated_api_versions(Some(shared.numbers.push_config_api_key));
+        req.answer_unspoken_api_versions(advertised)
+    } else if req.api_key == ApiKey::METADATA {
+        let known: Vec<String> = TOPICS.iter().map(|t| (*t).to_owned()).collect();
+        let catalog = TopicCatalog {
+            known: &known,
+            auto_create: true,
         };
-        let frame = codec::encode_response_frame(&h, &ResponseBody::ApiVersions(body), 0).map_err(
-            |source| ClientFault::Encode {
-                answer: "ApiVersions fallback",
-                source,
-            },
-        )?;
-        write_frame(shared, conn, &frame).await;
-        return Ok(());
-    }
-    if api_key != ApiKey::METADATA {
-        let mut frame = Vec::with_capacity(4 + payload.len());
-        frame.extend_from_slice(&(payload.len() as u32).to_be_bytes());
-        frame.extend_from_slice(&payload);
+        let brokers = shared.brokers.lock().map(|b| b.clone()).unwrap_or_default();
+        req.answer_metadata(&brokers, &catalog)
+    } else {
         let _ = shared.tx.send(Ev::Request {
             node,
             conn,
@@ -166,33 +142,8 @@ async fn handle_frame(
             at_ms: shared.now_ms(),
         });
         return Ok(());
-    }
-    if !MetadataRequest::VALID_VERSIONS.contains(version) {
-        return Err(ClientFault::MetadataVersion { version });
-    }
-    // Metadata is scaffolding here (it lets the client bootstrap), not what the scenario
-    // judges: bytes after a well-formed body are left alone (librdkafka 2.16 sends three
-    // after its Metadata v13 body).
-    let mut body = body;
-    let req = MetadataRequest::decode(&mut body, version)
-        .map_err(|source| ClientFault::Metadata { version, source })?;
-    let known: Vec<String> = TOPICS.iter().map(|t| (*t).to_owned()).collect();
-    let catalog = TopicCatalog {
-        known: &known,
-        auto_create: true,
     };
-    let brokers = shared.brokers.lock().map(|b| b.clone()).unwrap_or_default();
-    let answer = metadata_answer(&brokers, &catalog, &req);
-    let h = ResponseHeader {
-        correlation_id: header.correlation_id,
-        ..Default::default()
-    };
-    let frame = codec::encode_response_frame(&h, &ResponseBody::Metadata(answer), version)
-        .map_err(|source| ClientFault::Encode {
-            answer: "Metadata answer",
-            source,
-        })?;
-    write_frame(shared, conn, &frame).await;
+    write_frame(shared, conn, &answer.map_err(fault)?).await;
     Ok(())
 }
 

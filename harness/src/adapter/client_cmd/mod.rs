@@ -35,9 +35,9 @@ use super::target::{
     AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
     TargetOptions,
 };
+use crate::model::MetadataBroker;
 use crate::scenario::types::serde_name;
 use crate::scenario::{Capability, Role};
-use crate::serve::MetadataBroker;
 
 /// The placeholder the command's bootstrap address replaces.
 pub const BOOTSTRAP_PLACEHOLDER: &str = "{bootstrap}";
