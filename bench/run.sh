@@ -7,14 +7,9 @@ cd "$(dirname "$0")/.."
 conns=${1:-64}
 secs=${2:-10}
 py=${KIPCHECK_PYTHON:-target/venv/bin/python}
-cargo build --release -q -p kipcheck --bin kipcheck
-bin=target/release/kipcheck
-ulimit -n 30000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
-trap cleanup EXIT
+# shellcheck source=bench/common.sh
+source bench/common.sh
 
-wait_line() { for _ in $(seq 1 300); do [ -s "$1" ] && grep -q "$2" "$1" && return; sleep 0.1; done; echo "no '$2' in $1" >&2; exit 1; }
 
 out=$(mktemp)
 "$bin" serve --listen 127.0.0.1:0 --idle-timeout-ms 600000 > "$out" &

@@ -196,9 +196,15 @@ fn export_corpus_writes_frames_the_decode_targets_accept() {
 
 /// `kipcheck serve` on a free port, and its address.
 fn serve() -> (std::process::Child, String) {
+    serve_with(&[])
+}
+
+/// `kipcheck serve` on a free port with `extra` arguments, and its address.
+fn serve_with(extra: &[&str]) -> (std::process::Child, String) {
     use std::io::BufRead;
     let mut child = kipcheck()
         .args(["serve", "--listen", "127.0.0.1:0"])
+        .args(extra)
         .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("serve starts");
@@ -376,4 +382,36 @@ fn a_live_controller_without_a_manifest_cannot_take_injected_validators() {
         ),
         "{stdout}\n{stderr}"
     );
+}
+
+#[test]
+fn serve_on_one_thread_answers_a_paced_load_on_new_connections() {
+    let (mut server, addr) = serve_with(&["--threads", "1"]);
+    let out = kipcheck()
+        .args([
+            "load",
+            "--connect",
+            &addr,
+            "--connections",
+            "2",
+            "--duration",
+            "1",
+        ])
+        .args(["--new-connection", "--rate", "40"])
+        .output()
+        .expect("load runs");
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(out.status.success(), "{out:?}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    // 40/s over 2 connections: one every 50 ms each, the first at once: at most 21 each.
+    let n = report["handshakes"].as_u64().expect("a count");
+    assert!(n > 0 && n <= 42, "{report}");
+    assert_eq!(report["errors"], 0);
+    // No thread count of 0.
+    let bad = kipcheck()
+        .args(["serve", "--listen", "127.0.0.1:0", "--threads", "0"])
+        .output()
+        .expect("serve runs");
+    assert_eq!(bad.status.code(), Some(2), "{bad:?}");
 }

@@ -26,6 +26,13 @@ pub(super) struct LoadArgs {
     /// Only ApiVersions per handshake (servers without PushConfig).
     #[arg(long)]
     api_versions_only: bool,
+    /// Each handshake on a new connection (connect, handshake, close), as a client instance
+    /// does; default: each connection repeats the handshake.
+    #[arg(long)]
+    new_connection: bool,
+    /// Offered handshakes per second over all connections (default: as fast as answered).
+    #[arg(long)]
+    rate: Option<u32>,
     /// Open this many idle connections and hold them for `--duration` instead.
     #[arg(long)]
     idle: Option<usize>,
@@ -56,6 +63,8 @@ pub(super) fn run(a: LoadArgs) -> anyhow::Result<ExitCode> {
         connections: a.connections,
         duration,
         api_versions_only: a.api_versions_only,
+        new_connection: a.new_connection,
+        rate: a.rate,
         numbers: SpecProfile::default().provisional,
     };
     let report = runtime.block_on(run_load(&plan));

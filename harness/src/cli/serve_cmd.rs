@@ -48,6 +48,10 @@ pub(super) struct ServeArgs {
     /// Largest request frame accepted, bytes.
     #[arg(long, default_value_t = 1 << 20)]
     max_frame_bytes: usize,
+    /// Threads serving connections: 1 runs every connection on one thread (no wake-ups
+    /// across threads: the least CPU per handshake); more spread them over that many.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
+    threads: u16,
 }
 
 /// Runs `kipcheck serve`.
@@ -79,10 +83,15 @@ pub(super) fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
         ))),
         None => None,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()?;
+    let runtime = match a.threads {
+        1 => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?,
+        n => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(usize::from(n))
+            .enable_all()
+            .build()?,
+    };
     runtime.block_on(async {
         let server = Server::start(&a.listen, opts, sink).await?;
         println!("kipcheck serve: listening on {}", server.local_addr());

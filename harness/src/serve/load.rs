@@ -25,6 +25,12 @@ pub struct LoadPlan {
     pub duration: Duration,
     /// Only ApiVersions (for servers without PushConfig, e.g. librdkafka's mock cluster).
     pub api_versions_only: bool,
+    /// Each handshake on a connection of its own (connect, handshake, close), as a client
+    /// instance does; otherwise each connection repeats the handshake.
+    pub new_connection: bool,
+    /// Offered handshakes per second over all connections (each connection paces at its
+    /// share); `None`: as fast as the server answers.
+    pub rate: Option<u32>,
     /// Provisional numbers (PushConfig's wire key).
     pub numbers: ProvisionalNumbers,
 }
@@ -82,11 +88,27 @@ fn handshake(plan: &LoadPlan) -> Vec<Vec<u8>> {
 /// The largest answer frame the driver accepts.
 const MAX_ANSWER: usize = 1 << 20;
 
-async fn one_connection(plan: LoadPlan, deadline: Instant) -> (Vec<u32>, u64) {
+async fn one_connection(plan: LoadPlan, start: Instant, deadline: Instant) -> (Vec<u32>, u64) {
     let reqs = handshake(&plan);
     let mut lat = Vec::new();
     let mut errors = 0;
+    // This connection's share of the offered rate: one handshake every `every`.
+    let every = plan
+        .rate
+        .filter(|r| *r > 0)
+        .map(|r| Duration::from_secs_f64(plan.connections.max(1) as f64 / f64::from(r)));
+    let mut next = start;
+    let pace = |next: &mut Instant| {
+        let at = *next;
+        if let Some(e) = every {
+            *next += e;
+        }
+        tokio::time::sleep_until(at.into())
+    };
     while Instant::now() < deadline {
+        if plan.new_connection {
+            pace(&mut next).await;
+        }
         let Ok(Ok(s)) =
             tokio::time::timeout(Duration::from_secs(5), TcpStream::connect(&plan.addr)).await
         else {
@@ -97,6 +119,9 @@ async fn one_connection(plan: LoadPlan, deadline: Instant) -> (Vec<u32>, u64) {
         let _ = s.set_nodelay(true);
         let mut s = FrameStream::new(s, plan.addr.as_str(), MAX_ANSWER);
         while Instant::now() < deadline {
+            if !plan.new_connection {
+                pace(&mut next).await;
+            }
             let t0 = Instant::now();
             let mut ok = true;
             for r in &reqs {
@@ -117,18 +142,22 @@ async fn one_connection(plan: LoadPlan, deadline: Instant) -> (Vec<u32>, u64) {
                 break;
             }
             lat.push(u32::try_from(t0.elapsed().as_micros()).unwrap_or(u32::MAX));
+            if plan.new_connection {
+                break;
+            }
         }
     }
     (lat, errors)
 }
 
-/// Runs `plan`: every connection repeats the handshake until the duration is over.
+/// Runs `plan`: every connection repeats the handshake (on itself, or on a new connection
+/// each time) until the duration is over, paced when `rate` is set.
 pub async fn run_load(plan: &LoadPlan) -> LoadReport {
     let start = Instant::now();
     let deadline = start + plan.duration;
     let mut set = tokio::task::JoinSet::new();
     for _ in 0..plan.connections {
-        set.spawn(one_connection(plan.clone(), deadline));
+        set.spawn(one_connection(plan.clone(), start, deadline));
     }
     let mut all = Vec::new();
     let mut errors = 0;

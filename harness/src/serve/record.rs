@@ -46,6 +46,8 @@ pub struct FrameRecord {
 
 struct Inner {
     keep: bool,
+    /// Whether a sink was given (fixed at construction, so checking it takes no lock).
+    has_sink: bool,
     records: Mutex<Vec<FrameRecord>>,
     sink: Mutex<Option<Box<dyn Write + Send>>>,
     changed: Notify,
@@ -71,11 +73,18 @@ impl Recorder {
         Self {
             inner: Arc::new(Inner {
                 keep,
+                has_sink: sink.is_some(),
                 records: Mutex::new(Vec::new()),
                 sink: Mutex::new(sink),
                 changed: Notify::new(),
             }),
         }
+    }
+
+    /// Whether a record goes anywhere (kept or written): a caller skips building one that
+    /// would be dropped.
+    pub fn is_recording(&self) -> bool {
+        self.inner.keep || self.inner.has_sink
     }
 
     /// Adds a record. A failing sink is dropped (recording never stops the server).

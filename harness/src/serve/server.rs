@@ -117,6 +117,10 @@ impl Shared {
         api: Option<(i16, i16)>,
         note: Option<String>,
     ) {
+        // The hex rendering is most of a record's cost: none for a record nobody keeps.
+        if !self.recorder.is_recording() {
+            return;
+        }
         self.recorder.push(FrameRecord {
             conn,
             at_ms: self.now_ms(),
@@ -238,7 +242,7 @@ async fn accept_loop(
             _ = stopped.changed() => break,
             Some(_) = conns.join_next(), if !conns.is_empty() => {}
             accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else {
+                let Ok((stream, peer)) = accepted else {
                     // Out of descriptors or similar: back off briefly, keep serving.
                     tokio::time::sleep(Duration::from_millis(10)).await;
                     continue;
@@ -252,7 +256,7 @@ async fn accept_loop(
                 shared.live.fetch_add(1, Ordering::Relaxed);
                 let s = shared.clone();
                 conns.spawn(async move {
-                    let reason = serve_conn(&s, stream, id).await;
+                    let reason = serve_conn(&s, stream, peer, id).await;
                     s.live.fetch_sub(1, Ordering::Relaxed);
                     s.record(id, Direction::Close, &[], None, Some(reason));
                 });
@@ -263,13 +267,12 @@ async fn accept_loop(
 }
 
 /// Serves one connection until it ends; returns why it ended.
-async fn serve_conn(shared: &Shared, stream: TcpStream, id: u64) -> String {
+/// `peer` is the address `accept` gave (asking the socket again costs a system call).
+async fn serve_conn(shared: &Shared, stream: TcpStream, peer: SocketAddr, id: u64) -> String {
     let _ = stream.set_nodelay(true);
     let idle = shared.opts.idle_timeout;
     let max = shared.opts.max_frame_bytes;
-    let peer = stream
-        .peer_addr()
-        .map_or_else(|_| format!("connection {id}"), |a| a.to_string());
+    let peer = peer.to_string();
     // Grows only as bytes arrive: a size claim alone allocates nothing.
     let mut frames = FrameStream::new(stream, peer.as_str(), max);
     loop {
