@@ -16,7 +16,6 @@ use super::profile::{
 };
 use super::server_config::{ConfigCheckFailure, ServerConfigDefs};
 use super::time::Millis;
-use crate::codec::api_versions_response::ApiVersion as ApiVersionEntry;
 use crate::codec::broker_registration_request::{Feature, Listener, StaticConfig};
 use crate::codec::{
     ApiKey, ApiVersionsRequest, ApiVersionsResponse, BrokerRegistrationRequest, ErrorCode, Message,
@@ -198,27 +197,17 @@ impl BrokerModel {
         self.events.push(LoggedEvent { at, event });
     }
 
-    /// The ApiVersions response body (latest version's fields): ApiVersions 0-4, and
-    /// PushConfig 0-0 under its provisional wire key iff a policy is configured.
+    /// The ApiVersions response body (latest version's fields): ApiVersions at every version
+    /// it answers, and PushConfig 0-0 under its provisional wire key iff a policy is
+    /// configured ([`super::emulated::handshake_api_versions`], the list every emulated node
+    /// starts from).
     pub fn api_versions_response(&self) -> ApiVersionsResponse {
-        let mut keys = vec![ApiVersionEntry {
-            api_key: ApiKey::API_VERSIONS.0,
-            min_version: 0,
-            max_version: 4,
-            ..Default::default()
-        }];
-        if self.advertises_push_config() {
-            keys.push(ApiVersionEntry {
-                api_key: self.profile.provisional.push_config_api_key.0,
-                min_version: 0,
-                max_version: 0,
-                ..Default::default()
-            });
-            keys.sort_by_key(|k| k.api_key);
-        }
+        let push = self
+            .advertises_push_config()
+            .then_some(self.profile.provisional.push_config_api_key);
         ApiVersionsResponse {
             error_code: 0,
-            api_keys: keys,
+            api_keys: super::emulated::handshake_api_versions(push),
             throttle_time_ms: Some(0),
             ..Default::default()
         }

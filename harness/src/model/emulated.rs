@@ -43,6 +43,20 @@ fn range(key: ApiKey, versions: VersionRange) -> ApiVersion {
 /// `push_config` (its provisional api key) when the broker supports it. Keys are sorted, as
 /// Kafka sends them.
 pub fn emulated_api_versions(push_config: Option<ApiKey>) -> ApiVersionsResponse {
+    let mut keys = handshake_api_versions(push_config);
+    advertise_metadata(&mut keys);
+    ApiVersionsResponse {
+        api_keys: keys,
+        throttle_time_ms: Some(0),
+        ..Default::default()
+    }
+}
+
+/// The handshake's own entries, sorted by key: ApiVersions at every version the codec speaks
+/// (what every emulated node and the reference broker answer), and PushConfig v0 under
+/// `push_config`, its wire key, when the node advertises it. The reference broker lists just
+/// these; a node that also serves Metadata adds it ([`advertise_metadata`]).
+pub fn handshake_api_versions(push_config: Option<ApiKey>) -> Vec<ApiVersion> {
     let mut keys = vec![range(
         ApiKey::API_VERSIONS,
         ApiVersionsRequest::VALID_VERSIONS,
@@ -50,12 +64,8 @@ pub fn emulated_api_versions(push_config: Option<ApiKey>) -> ApiVersionsResponse
     if let Some(key) = push_config {
         keys.push(range(key, VersionRange::new(0, 0)));
     }
-    advertise_metadata(&mut keys);
-    ApiVersionsResponse {
-        api_keys: keys,
-        throttle_time_ms: Some(0),
-        ..Default::default()
-    }
+    keys.sort_by_key(|k| k.api_key);
+    keys
 }
 
 /// Lists Metadata at [`METADATA_VERSIONS`] among `keys` (an entry already there is replaced),

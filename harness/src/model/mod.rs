@@ -35,8 +35,8 @@ pub use config_def::{
 };
 pub use controller::{ControllerModel, MetadataRecord, RegisteredBroker, ReplayError};
 pub use emulated::{
-    advertise_metadata, api_versions_unsupported, emulated_api_versions, is_valid_topic_name,
-    metadata_answer, read_request, InPlaceError, MetadataBroker, TopicCatalog,
+    advertise_metadata, api_versions_unsupported, emulated_api_versions, handshake_api_versions,
+    is_valid_topic_name, metadata_answer, read_request, InPlaceError, MetadataBroker, TopicCatalog,
 };
 pub use events::{Event, LoggedEvent, NodeId};
 pub use faults::{Fault, Faults};
