@@ -124,23 +124,11 @@ fn server_rows(
         facts,
     };
     let mut rows = Vec::new();
-    let (kafka_kind, kind, role) = match s.role {
-        ServerRole::Broker => (
-            SuiteKind::KafkaBroker,
-            SuiteKind::BrokerLiveSafe,
-            Role::Broker,
-        ),
-        ServerRole::Controller => (
-            SuiteKind::KafkaController,
-            SuiteKind::Controller,
-            Role::Controller,
-        ),
+    let (kafka_kind, kind) = match s.role {
+        ServerRole::Broker => (SuiteKind::KafkaBroker, SuiteKind::BrokerLiveSafe),
+        ServerRole::Controller => (SuiteKind::KafkaController, SuiteKind::Controller),
     };
-    let spec = format!("tcp://{}", s.addr);
-    let plain = TargetOptions {
-        role: Some(role),
-        ..TargetOptions::default()
-    };
+    let (spec, plain) = tcp_target(s);
     progress(s.name);
     let log = metadata_log_facts(s)?;
     if !log.is_empty() {
@@ -160,7 +148,7 @@ fn server_rows(
         rows.push(row(&s.software, suite_facts(&results, kafka_kind)));
     }
     progress(&format!("{} ({})", s.name, kind.name()));
-    let manifest_path = (role == Role::Controller && s.is_apache_kafka)
+    let manifest_path = (s.role == ServerRole::Controller && s.is_apache_kafka)
         .then(|| s.software.split_whitespace().last())
         .flatten()
         .map(|v| opts.manifests.join(format!("kafka-{v}.yaml")))
@@ -199,6 +187,13 @@ pub fn run_server_suite(
     seed: u64,
 ) -> Result<Vec<super::verdict::Fact>, InteropError> {
     let runtime = runtime()?;
+    let (spec, opts) = tcp_target(peer);
+    let results = run_one(&runtime, &spec, &opts, scenarios, kind, 1, seed)?;
+    Ok(suite_facts(&results, kind))
+}
+
+/// The `tcp://` specification of `peer` and its options: its role, no manifest.
+fn tcp_target(peer: &ServerPeer) -> (String, TargetOptions) {
     let role = match peer.role {
         ServerRole::Broker => Role::Broker,
         ServerRole::Controller => Role::Controller,
@@ -207,9 +202,7 @@ pub fn run_server_suite(
         role: Some(role),
         ..TargetOptions::default()
     };
-    let spec = format!("tcp://{}", peer.addr);
-    let results = run_one(&runtime, &spec, &opts, scenarios, kind, 1, seed)?;
-    Ok(suite_facts(&results, kind))
+    (format!("tcp://{}", peer.addr), opts)
 }
 
 /// The runtime the suites run on (two workers: a scenario's I/O and its timers).
