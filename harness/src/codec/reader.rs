@@ -208,10 +208,17 @@ impl<'a> Reader<'a> {
 
     /// Reads a length prefix: int16/int32 in classic versions, `uvarint - 1` in compact ones.
     /// Returns `None` for the null marker.
-    #[inline]
+    #[inline(always)]
     fn length(&mut self, compact: bool, wide: bool) -> Result<Option<u64>, DecodeError> {
         let start = self.offset();
         let len: i64 = if compact {
+            // Almost every compact length is one byte: 0 is null, n is n - 1.
+            if let Some(&b) = self.buf.get(self.pos) {
+                if b < 0x80 {
+                    self.pos += 1;
+                    return Ok(b.checked_sub(1).map(u64::from));
+                }
+            }
             i64::from(self.uvarint()?) - 1
         } else if wide {
             i64::from(self.i32()?)
@@ -304,7 +311,7 @@ impl<'a> Reader<'a> {
 
     /// An array's count (`None` for null), checked against the remaining bytes: every
     /// element takes at least one byte, so nothing is allocated for a count that cannot fit.
-    #[inline]
+    #[inline(always)]
     fn array_count(&mut self, compact: bool) -> Result<Option<usize>, DecodeError> {
         let start = self.offset();
         let Some(count) = self.length(compact, true)? else {
