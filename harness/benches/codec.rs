@@ -7,7 +7,8 @@
 //! `harness/benches/RESULTS.md`. Run with `cargo bench -p kipcheck --bench codec`.
 //!
 //! Benchmarks per message: `decode` (bytes → value), `encode` (value → a fresh buffer, no
-//! size pre-computation, as a typical caller does) and `encode_reuse` (value → a cleared
+//! size pre-computation, as a typical caller does: our `to_bytes`, which starts with 1 KiB of
+//! room, and kafka-protocol into `BytesMut::new()`) and `encode_reuse` (value → a cleared
 //! buffer that already has capacity: the cost of the encoder alone).
 
 use std::fmt::Debug;

@@ -147,6 +147,23 @@ fn is_copy(ty: &Ty) -> bool {
     )
 }
 
+/// For a fixed-size primitive, the conversions from and to its big-endian bytes: arrays of
+/// these are decoded and encoded in one pass (`Reader::fixed_array`, `put_fixed_array`).
+fn fixed_conv(ty: &Ty) -> Option<(&'static str, &'static str)> {
+    Some(match ty {
+        Ty::Bool => ("|[b]: [u8; 1]| b != 0", "|b: bool| [u8::from(b)]"),
+        Ty::I8 => ("i8::from_be_bytes", "i8::to_be_bytes"),
+        Ty::I16 => ("i16::from_be_bytes", "i16::to_be_bytes"),
+        Ty::U16 => ("u16::from_be_bytes", "u16::to_be_bytes"),
+        Ty::I32 => ("i32::from_be_bytes", "i32::to_be_bytes"),
+        Ty::U32 => ("u32::from_be_bytes", "u32::to_be_bytes"),
+        Ty::I64 => ("i64::from_be_bytes", "i64::to_be_bytes"),
+        Ty::F64 => ("f64::from_be_bytes", "f64::to_be_bytes"),
+        Ty::Uuid => ("Uuid", "|u: Uuid| u.0"),
+        _ => return None,
+    })
+}
+
 /// Decode expression for one non-null element of type `ty` (array elements, fields).
 fn decode_base(ty: &Ty, c: &str) -> String {
     match ty {
@@ -162,7 +179,10 @@ fn decode_base(ty: &Ty, c: &str) -> String {
         Ty::Str => format!("r.string({c})"),
         Ty::Bytes | Ty::Records => format!("r.bytes({c})"),
         Ty::Struct(n) => format!("{n}::decode_body(r, version)"),
-        Ty::Array(inner) => format!("r.array_of({c}, |r| {})", decode_base(inner, c)),
+        Ty::Array(inner) => match fixed_conv(inner) {
+            Some((from, _)) => format!("r.fixed_array({c}, {from})"),
+            None => format!("r.array_of({c}, |r| {})", decode_base(inner, c)),
+        },
     }
 }
 
@@ -172,7 +192,10 @@ fn decode_nullable(ty: &Ty, c: &str, nc: &str) -> String {
         Ty::Str => format!("r.nullable_string({c})"),
         Ty::Bytes | Ty::Records => format!("r.nullable_bytes({c})"),
         Ty::Struct(n) => format!("r.nullable_struct(|r| {n}::decode_body(r, version))"),
-        Ty::Array(inner) => format!("r.nullable_array({c}, |r| {})", decode_base(inner, c)),
+        Ty::Array(inner) => match fixed_conv(inner) {
+            Some((from, _)) => format!("r.nullable_fixed_array({c}, {from})"),
+            None => format!("r.nullable_array({c}, |r| {})", decode_base(inner, c)),
+        },
         _ => unreachable!("checked by the resolver"),
     };
     match nc {
@@ -201,10 +224,13 @@ fn encode_base(ty: &Ty, v: &str, c: &str) -> String {
         Ty::Str => format!("put_string(s, {v}, {c})"),
         Ty::Bytes | Ty::Records => format!("put_bytes(s, {v}, {c})"),
         Ty::Struct(_) => format!("{v}.encode_body(s, version)"),
-        Ty::Array(inner) => format!(
-            "put_array(s, {v}, {c}, |s, e| {})",
-            encode_base(inner, "e", c)
-        ),
+        Ty::Array(inner) => match fixed_conv(inner) {
+            Some((_, to)) => format!("put_fixed_array(s, {v}, {c}, {to})"),
+            None => format!(
+                "put_array(s, {v}, {c}, |s, e| {})",
+                encode_base(inner, "e", c)
+            ),
+        },
     }
 }
 
@@ -254,10 +280,13 @@ fn encode_nullable(ty: &Ty, v: &str, c: &str, nc: &str) -> String {
         Ty::Struct(_) => {
             format!("put_nullable_struct(s, {v}.as_ref(), {nc}, |s, x| x.encode_body(s, version))")
         }
-        Ty::Array(inner) => format!(
-            "put_nullable_array(s, {v}.as_deref(), {c}, |s, e| {})",
-            encode_base(inner, "e", c)
-        ),
+        Ty::Array(inner) => match fixed_conv(inner) {
+            Some((_, to)) => format!("put_nullable_fixed_array(s, {v}.as_deref(), {c}, {to})"),
+            None => format!(
+                "put_nullable_array(s, {v}.as_deref(), {c}, |s, e| {})",
+                encode_base(inner, "e", c)
+            ),
+        },
         _ => unreachable!("checked by the resolver"),
     }
 }

@@ -399,7 +399,16 @@ pub enum EncodeError {
 }
 
 impl EncodeError {
+    /// Prefixes the field path with an array index `[i]` (used while the error travels up).
+    #[cold]
+    #[inline(never)]
+    pub fn within_index(self, i: usize) -> Self {
+        self.within(&format!("[{i}]"))
+    }
+
     /// Prefixes the field path with an enclosing name (used while the error travels up).
+    #[cold]
+    #[inline(never)]
     pub fn within(self, outer: &str) -> Self {
         let join = |f: String| {
             if f.is_empty() {

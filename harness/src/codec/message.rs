@@ -54,6 +54,10 @@ impl std::fmt::Display for VersionRange {
     }
 }
 
+/// The capacity [`Message::to_bytes`] starts with: most messages fit, and a size pass
+/// first would cost more than the few reallocations of the larger ones.
+const TO_BYTES_INITIAL_CAPACITY: usize = 1024;
+
 /// A top-level wire message (request or response body, header, or metadata record).
 pub trait Message:
     Sized + Clone + PartialEq + std::fmt::Debug + Default + Serialize + DeserializeOwned
@@ -119,9 +123,10 @@ pub trait Message:
         Ok(c.0)
     }
 
-    /// Encodes at `version` into a new vector.
+    /// Encodes at `version` into a new vector, which starts with room for 1 KiB so that
+    /// most messages never regrow it.
     fn to_bytes(&self, version: i16) -> Result<Vec<u8>, EncodeError> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(TO_BYTES_INITIAL_CAPACITY);
         self.encode(&mut out, version)?;
         Ok(out)
     }

@@ -208,9 +208,17 @@ impl<'a> Reader<'a> {
 
     /// Reads a length prefix: int16/int32 in classic versions, `uvarint - 1` in compact ones.
     /// Returns `None` for the null marker.
+    #[inline(always)]
     fn length(&mut self, compact: bool, wide: bool) -> Result<Option<u64>, DecodeError> {
         let start = self.offset();
         let len: i64 = if compact {
+            // Almost every compact length is one byte: 0 is null, n is n - 1.
+            if let Some(&b) = self.buf.get(self.pos) {
+                if b < 0x80 {
+                    self.pos += 1;
+                    return Ok(b.checked_sub(1).map(u64::from));
+                }
+            }
             i64::from(self.uvarint()?) - 1
         } else if wide {
             i64::from(self.i32()?)
@@ -228,6 +236,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Checks a length against what remains; returns it as `usize`.
+    #[inline]
     fn checked_len(
         &self,
         what: &'static str,
@@ -248,6 +257,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A nullable string (int16 length, or compact when `compact`).
+    #[inline]
     pub fn nullable_string(&mut self, compact: bool) -> Result<Option<KString>, DecodeError> {
         let start = self.offset();
         let Some(len) = self.length(compact, false)? else {
@@ -275,6 +285,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A non-nullable string.
+    #[inline]
     pub fn string(&mut self, compact: bool) -> Result<KString, DecodeError> {
         let start = self.offset();
         self.nullable_string(compact)?
@@ -298,13 +309,10 @@ impl<'a> Reader<'a> {
             .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))
     }
 
-    /// A nullable array: the count is checked against the remaining bytes before
-    /// allocating; each element is decoded by `elem` and errors carry the element index.
-    pub fn nullable_array<T>(
-        &mut self,
-        compact: bool,
-        mut elem: impl FnMut(&mut Self) -> Result<T, DecodeError>,
-    ) -> Result<Option<Vec<T>>, DecodeError> {
+    /// An array's count (`None` for null), checked against the remaining bytes: every
+    /// element takes at least one byte, so nothing is allocated for a count that cannot fit.
+    #[inline(always)]
+    fn array_count(&mut self, compact: bool) -> Result<Option<usize>, DecodeError> {
         let start = self.offset();
         let Some(count) = self.length(compact, true)? else {
             return Ok(None);
@@ -318,7 +326,20 @@ impl<'a> Reader<'a> {
                 start,
             ));
         }
-        let count = count as usize;
+        Ok(Some(count as usize))
+    }
+
+    /// A nullable array: the count is checked against the remaining bytes before
+    /// allocating; each element is decoded by `elem` and errors carry the element index.
+    #[inline]
+    pub fn nullable_array<T>(
+        &mut self,
+        compact: bool,
+        mut elem: impl FnMut(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Option<Vec<T>>, DecodeError> {
+        let Some(count) = self.array_count(compact)? else {
+            return Ok(None);
+        };
         let mut out = Vec::with_capacity(count);
         for i in 0..count {
             out.push(elem(self).map_err(|e| e.index(i))?);
@@ -327,6 +348,7 @@ impl<'a> Reader<'a> {
     }
 
     /// A non-nullable array.
+    #[inline]
     pub fn array_of<T>(
         &mut self,
         compact: bool,
@@ -334,6 +356,46 @@ impl<'a> Reader<'a> {
     ) -> Result<Vec<T>, DecodeError> {
         let start = self.offset();
         self.nullable_array(compact, elem)?
+            .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))
+    }
+
+    /// A nullable array of a fixed-size primitive (`N` bytes each, converted by `from`, e.g.
+    /// `i32::from_be_bytes`): the count is checked against the remaining bytes before
+    /// allocating, as in [`Self::nullable_array`]; when all `count * N` bytes are there they
+    /// are converted in one pass, otherwise the error is the one the element-by-element
+    /// decode gives (`Truncated` at the first element that does not fit, with its index).
+    #[inline]
+    pub fn nullable_fixed_array<const N: usize, T>(
+        &mut self,
+        compact: bool,
+        from: impl Fn([u8; N]) -> T,
+    ) -> Result<Option<Vec<T>>, DecodeError> {
+        let Some(count) = self.array_count(compact)? else {
+            return Ok(None);
+        };
+        let Some(len) = count.checked_mul(N).filter(|l| *l <= self.remaining()) else {
+            // The element at index `remaining / N` is the first that does not fit.
+            let whole = self.remaining() / N;
+            self.pos += whole * N;
+            let kind = DecodeErrorKind::Truncated {
+                needed: N,
+                remaining: self.remaining(),
+            };
+            return Err(self.error(kind).index(whole));
+        };
+        let (chunks, _) = self.take(len)?.as_chunks::<N>();
+        Ok(Some(chunks.iter().map(|c| from(*c)).collect()))
+    }
+
+    /// A non-nullable array of a fixed-size primitive ([`Self::nullable_fixed_array`]).
+    #[inline]
+    pub fn fixed_array<const N: usize, T>(
+        &mut self,
+        compact: bool,
+        from: impl Fn([u8; N]) -> T,
+    ) -> Result<Vec<T>, DecodeError> {
+        let start = self.offset();
+        self.nullable_fixed_array(compact, from)?
             .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))
     }
 
@@ -416,5 +478,54 @@ impl<'a> Reader<'a> {
             }
         }
         Ok(TaggedFields(unknown))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Decodes `bytes` as a compact int32 array both ways.
+    fn both(bytes: &[u8]) -> [Result<Vec<i32>, DecodeError>; 2] {
+        [
+            Reader::with_base(bytes, 7).fixed_array(true, i32::from_be_bytes),
+            Reader::with_base(bytes, 7).array_of(true, |r| r.i32()),
+        ]
+    }
+
+    #[test]
+    fn fixed_arrays_decode_and_fail_as_element_by_element_does() {
+        let [fixed, each] = both(&[4, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 3]);
+        assert_eq!(fixed, Ok(vec![1, -2, 3]));
+        assert_eq!(fixed, each);
+        // The third element has one of its four bytes.
+        let [fixed, each] = both(&[4, 0, 0, 0, 1, 0, 0, 0, 2, 9]);
+        let e = fixed.clone().unwrap_err();
+        assert_eq!(
+            e.kind(),
+            DecodeErrorKind::Truncated {
+                needed: 4,
+                remaining: 1
+            }
+        );
+        assert_eq!((e.offset(), e.path()), (7 + 9, "[2]".to_string()));
+        assert_eq!(fixed, each);
+        // A count above the remaining bytes, null, and empty.
+        let [fixed, each] = both(&[200, 1, 0, 0]);
+        assert!(matches!(
+            fixed.clone().unwrap_err().kind(),
+            DecodeErrorKind::ArrayCountExceedsRemaining {
+                count: 199,
+                remaining: 2
+            }
+        ));
+        assert_eq!(fixed, each);
+        let [fixed, each] = both(&[0]);
+        assert_eq!(
+            fixed.clone().unwrap_err().kind(),
+            DecodeErrorKind::NullNotAllowed
+        );
+        assert_eq!(fixed, each);
+        assert_eq!(both(&[1]), [Ok(vec![]), Ok(vec![])]);
     }
 }

@@ -12,6 +12,11 @@ pub trait Sink {
     fn put(&mut self, bytes: &[u8]);
     /// Bytes written so far.
     fn written(&self) -> usize;
+    /// Makes room for `additional` more bytes, where that means anything (a hint).
+    #[inline]
+    fn reserve(&mut self, additional: usize) {
+        let _ = additional;
+    }
 }
 
 impl Sink for Vec<u8> {
@@ -22,6 +27,10 @@ impl Sink for Vec<u8> {
     #[inline]
     fn written(&self) -> usize {
         self.len()
+    }
+    #[inline]
+    fn reserve(&mut self, additional: usize) {
+        Vec::reserve(self, additional);
     }
 }
 
@@ -120,6 +129,8 @@ pub fn uvarint_len(v: u32) -> usize {
     }
 }
 
+#[cold]
+#[inline(never)]
 fn too_long(len: usize) -> EncodeError {
     EncodeError::TooLong {
         field: String::new(),
@@ -128,6 +139,7 @@ fn too_long(len: usize) -> EncodeError {
 }
 
 /// Writes a length prefix (or the null marker for `None`).
+#[inline]
 fn put_len(
     s: &mut impl Sink,
     len: Option<usize>,
@@ -152,6 +164,7 @@ fn put_len(
 }
 
 /// Writes a nullable string. Fails for strings over 32767 bytes.
+#[inline]
 pub fn put_nullable_string(
     s: &mut impl Sink,
     v: Option<&str>,
@@ -159,10 +172,7 @@ pub fn put_nullable_string(
 ) -> Result<(), EncodeError> {
     if let Some(v) = v {
         if v.len() > MAX_STRING_LEN {
-            return Err(EncodeError::StringTooLong {
-                field: String::new(),
-                len: v.len(),
-            });
+            return Err(string_too_long(v.len()));
         }
     }
     put_len(s, v.map(str::len), compact, false)?;
@@ -172,6 +182,15 @@ pub fn put_nullable_string(
     Ok(())
 }
 
+#[cold]
+#[inline(never)]
+fn string_too_long(len: usize) -> EncodeError {
+    EncodeError::StringTooLong {
+        field: String::new(),
+        len,
+    }
+}
+
 /// Writes a non-nullable string.
 #[inline]
 pub fn put_string(s: &mut impl Sink, v: &str, compact: bool) -> Result<(), EncodeError> {
@@ -179,6 +198,7 @@ pub fn put_string(s: &mut impl Sink, v: &str, compact: bool) -> Result<(), Encod
 }
 
 /// Writes nullable bytes.
+#[inline]
 pub fn put_nullable_bytes(
     s: &mut impl Sink,
     v: Option<&Bytes>,
@@ -198,6 +218,7 @@ pub fn put_bytes(s: &mut impl Sink, v: &Bytes, compact: bool) -> Result<(), Enco
 }
 
 /// Writes an array: the count, then each element through `elem`; errors carry the index.
+#[inline]
 pub fn put_nullable_array<S: Sink, T>(
     s: &mut S,
     v: Option<&[T]>,
@@ -207,7 +228,7 @@ pub fn put_nullable_array<S: Sink, T>(
     put_len(s, v.map(<[T]>::len), compact, true)?;
     if let Some(v) = v {
         for (i, e) in v.iter().enumerate() {
-            elem(s, e).map_err(|err| err.within(&format!("[{i}]")))?;
+            elem(s, e).map_err(|err| err.within_index(i))?;
         }
     }
     Ok(())
@@ -224,9 +245,40 @@ pub fn put_array<S: Sink, T>(
     put_nullable_array(s, Some(v), compact, elem)
 }
 
+/// Writes an array of a fixed-size primitive: the count, then each element's `N` bytes
+/// from `to` (e.g. `i32::to_be_bytes`), with room for all of them made first.
+#[inline]
+pub fn put_nullable_fixed_array<const N: usize, T: Copy>(
+    s: &mut impl Sink,
+    v: Option<&[T]>,
+    compact: bool,
+    to: impl Fn(T) -> [u8; N],
+) -> Result<(), EncodeError> {
+    put_len(s, v.map(<[T]>::len), compact, true)?;
+    if let Some(v) = v {
+        s.reserve(v.len().saturating_mul(N));
+        for e in v {
+            s.put(&to(*e));
+        }
+    }
+    Ok(())
+}
+
+/// Writes a non-nullable array of a fixed-size primitive ([`put_nullable_fixed_array`]).
+#[inline]
+pub fn put_fixed_array<const N: usize, T: Copy>(
+    s: &mut impl Sink,
+    v: &[T],
+    compact: bool,
+    to: impl Fn(T) -> [u8; N],
+) -> Result<(), EncodeError> {
+    put_nullable_fixed_array(s, Some(v), compact, to)
+}
+
 /// Writes a struct that may be null: in versions where it is nullable, an int8 marker
 /// (-1 null, 1 present) precedes it; elsewhere it is written as is (the caller has refused
 /// null already).
+#[inline]
 pub fn put_nullable_struct<S: Sink, T>(
     s: &mut S,
     v: Option<&T>,

@@ -120,7 +120,7 @@ impl Message for BrokerRegistrationRequest {
         };
         let f_log_dirs = if version >= 2 {
             Some(
-                r.array_of(flexible, |r| r.uuid())
+                r.fixed_array(flexible, Uuid)
                     .map_err(|e| e.field("LogDirs"))?,
             )
         } else {
@@ -151,7 +151,7 @@ impl Message for BrokerRegistrationRequest {
             r.tagged_fields(|tag, r| match tag {
                 0 if version >= 5 => {
                     f_cordoned_log_dirs = Some(
-                        r.array_of(true, |r| r.uuid())
+                        r.fixed_array(true, Uuid)
                             .map_err(|e| e.field("CordonedLogDirs"))?
                     );
                     Ok(true)
@@ -224,7 +224,7 @@ impl Message for BrokerRegistrationRequest {
                     &d
                 }
             };
-            put_array(s, v, flexible, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("LogDirs"))?;
+            put_fixed_array(s, v, flexible, |u: Uuid| u.0).map_err(|e| e.within("LogDirs"))?;
         }
         if version >= 3 {
             let v = &self.previous_broker_epoch.unwrap_or(-1);
@@ -289,10 +289,10 @@ impl Message for BrokerRegistrationRequest {
                 let mut n = SizeCounter(0);
                 {
                     let s = &mut n;
-                    put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("CordonedLogDirs"))?;
+                    put_fixed_array(s, v, true, |u: Uuid| u.0).map_err(|e| e.within("CordonedLogDirs"))?;
                 }
                 put_tagged_header(s, 0, n.0)?;
-                put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("CordonedLogDirs"))?;
+                put_fixed_array(s, v, true, |u: Uuid| u.0).map_err(|e| e.within("CordonedLogDirs"))?;
             }
             put_unknown_tagged_below(s, &mut unknown, None)?;
         } else if !self.unknown_tagged_fields.is_empty() {

@@ -266,7 +266,7 @@ impl CreatableReplicaAssignment {
         let flexible = version >= 5;
         let f_partition_index = r.i32()
             .map_err(|e| e.field("PartitionIndex"))?;
-        let f_broker_ids = r.array_of(flexible, |r| r.i32())
+        let f_broker_ids = r.fixed_array(flexible, i32::from_be_bytes)
             .map_err(|e| e.field("BrokerIds"))?;
         let f_unknown_tagged_fields = if flexible {
             r.tagged_fields(|_, _| Ok(false))?
@@ -289,7 +289,7 @@ impl CreatableReplicaAssignment {
         }
         {
             let v = &self.broker_ids;
-            put_array(s, v, flexible, |s, e| { put_i32(s, *e); Ok(()) }).map_err(|e| e.within("BrokerIds"))?;
+            put_fixed_array(s, v, flexible, i32::to_be_bytes).map_err(|e| e.within("BrokerIds"))?;
         }
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;

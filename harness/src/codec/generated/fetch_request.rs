@@ -941,7 +941,7 @@ impl ForgottenTopic {
         } else {
             None
         };
-        let f_partitions = r.array_of(flexible, |r| r.i32())
+        let f_partitions = r.fixed_array(flexible, i32::from_be_bytes)
             .map_err(|e| e.field("Partitions"))?;
         let f_unknown_tagged_fields = if flexible {
             r.tagged_fields(|_, _| Ok(false))?
@@ -976,7 +976,7 @@ impl ForgottenTopic {
         }
         {
             let v = &self.partitions;
-            put_array(s, v, flexible, |s, e| { put_i32(s, *e); Ok(()) }).map_err(|e| e.within("Partitions"))?;
+            put_fixed_array(s, v, flexible, i32::to_be_bytes).map_err(|e| e.within("Partitions"))?;
         }
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;

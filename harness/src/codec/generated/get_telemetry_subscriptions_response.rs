@@ -94,7 +94,7 @@ impl Message for GetTelemetrySubscriptionsResponse {
             .map_err(|e| e.field("ClientInstanceId"))?;
         let f_subscription_id = r.i32()
             .map_err(|e| e.field("SubscriptionId"))?;
-        let f_accepted_compression_types = r.array_of(flexible, |r| r.i8())
+        let f_accepted_compression_types = r.fixed_array(flexible, i8::from_be_bytes)
             .map_err(|e| e.field("AcceptedCompressionTypes"))?;
         let f_push_interval_ms = r.i32()
             .map_err(|e| e.field("PushIntervalMs"))?;
@@ -144,7 +144,7 @@ impl Message for GetTelemetrySubscriptionsResponse {
         }
         {
             let v = &self.accepted_compression_types;
-            put_array(s, v, flexible, |s, e| { put_i8(s, *e); Ok(()) }).map_err(|e| e.within("AcceptedCompressionTypes"))?;
+            put_fixed_array(s, v, flexible, i8::to_be_bytes).map_err(|e| e.within("AcceptedCompressionTypes"))?;
         }
         {
             let v = &self.push_interval_ms;

@@ -609,13 +609,13 @@ impl MetadataResponsePartition {
         } else {
             None
         };
-        let f_replica_nodes = r.array_of(flexible, |r| r.i32())
+        let f_replica_nodes = r.fixed_array(flexible, i32::from_be_bytes)
             .map_err(|e| e.field("ReplicaNodes"))?;
-        let f_isr_nodes = r.array_of(flexible, |r| r.i32())
+        let f_isr_nodes = r.fixed_array(flexible, i32::from_be_bytes)
             .map_err(|e| e.field("IsrNodes"))?;
         let f_offline_replicas = if version >= 5 {
             Some(
-                r.array_of(flexible, |r| r.i32())
+                r.fixed_array(flexible, i32::from_be_bytes)
                     .map_err(|e| e.field("OfflineReplicas"))?,
             )
         } else {
@@ -659,11 +659,11 @@ impl MetadataResponsePartition {
         }
         {
             let v = &self.replica_nodes;
-            put_array(s, v, flexible, |s, e| { put_i32(s, *e); Ok(()) }).map_err(|e| e.within("ReplicaNodes"))?;
+            put_fixed_array(s, v, flexible, i32::to_be_bytes).map_err(|e| e.within("ReplicaNodes"))?;
         }
         {
             let v = &self.isr_nodes;
-            put_array(s, v, flexible, |s, e| { put_i32(s, *e); Ok(()) }).map_err(|e| e.within("IsrNodes"))?;
+            put_fixed_array(s, v, flexible, i32::to_be_bytes).map_err(|e| e.within("IsrNodes"))?;
         }
         if version >= 5 {
             let d;
@@ -674,7 +674,7 @@ impl MetadataResponsePartition {
                     &d
                 }
             };
-            put_array(s, v, flexible, |s, e| { put_i32(s, *e); Ok(()) }).map_err(|e| e.within("OfflineReplicas"))?;
+            put_fixed_array(s, v, flexible, i32::to_be_bytes).map_err(|e| e.within("OfflineReplicas"))?;
         }
         if flexible {
             put_tagged_fields(s, &[], |_| false, &self.unknown_tagged_fields)?;

@@ -153,14 +153,14 @@ impl Message for RegisterBrokerRecord {
             r.tagged_fields(|tag, r| match tag {
                 0 if version >= 3 => {
                     f_log_dirs = Some(
-                        r.array_of(true, |r| r.uuid())
+                        r.fixed_array(true, Uuid)
                             .map_err(|e| e.field("LogDirs"))?
                     );
                     Ok(true)
                 }
                 1 if version >= 4 => {
                     f_cordoned_log_dirs = Some(
-                        r.array_of(true, |r| r.uuid())
+                        r.fixed_array(true, Uuid)
                             .map_err(|e| e.field("CordonedLogDirs"))?
                     );
                     Ok(true)
@@ -334,10 +334,10 @@ impl Message for RegisterBrokerRecord {
                 let mut n = SizeCounter(0);
                 {
                     let s = &mut n;
-                    put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("LogDirs"))?;
+                    put_fixed_array(s, v, true, |u: Uuid| u.0).map_err(|e| e.within("LogDirs"))?;
                 }
                 put_tagged_header(s, 0, n.0)?;
-                put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("LogDirs"))?;
+                put_fixed_array(s, v, true, |u: Uuid| u.0).map_err(|e| e.within("LogDirs"))?;
             }
             if w1 {
                 let d;
@@ -352,10 +352,10 @@ impl Message for RegisterBrokerRecord {
                 let mut n = SizeCounter(0);
                 {
                     let s = &mut n;
-                    put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("CordonedLogDirs"))?;
+                    put_fixed_array(s, v, true, |u: Uuid| u.0).map_err(|e| e.within("CordonedLogDirs"))?;
                 }
                 put_tagged_header(s, 1, n.0)?;
-                put_array(s, v, true, |s, e| { put_uuid(s, e); Ok(()) }).map_err(|e| e.within("CordonedLogDirs"))?;
+                put_fixed_array(s, v, true, |u: Uuid| u.0).map_err(|e| e.within("CordonedLogDirs"))?;
             }
             if w2 {
                 let d;
