@@ -39,6 +39,10 @@ pub mod register_broker_record;
 pub mod remove_topic_record;
 pub mod request_header;
 pub mod response_header;
+pub mod sasl_authenticate_request;
+pub mod sasl_authenticate_response;
+pub mod sasl_handshake_request;
+pub mod sasl_handshake_response;
 pub mod topic_record;
 pub mod unregister_broker_record;
 pub mod unregister_broker_request;
@@ -79,6 +83,10 @@ pub use register_broker_record::RegisterBrokerRecord;
 pub use remove_topic_record::RemoveTopicRecord;
 pub use request_header::RequestHeader;
 pub use response_header::ResponseHeader;
+pub use sasl_authenticate_request::SaslAuthenticateRequest;
+pub use sasl_authenticate_response::SaslAuthenticateResponse;
+pub use sasl_handshake_request::SaslHandshakeRequest;
+pub use sasl_handshake_response::SaslHandshakeResponse;
 pub use topic_record::TopicRecord;
 pub use unregister_broker_record::UnregisterBrokerRecord;
 pub use unregister_broker_request::UnregisterBrokerRequest;
@@ -91,11 +99,13 @@ crate::codec::dispatch::bodies! {
     RequestBody {
         Fetch(1) => FetchRequest,
         Metadata(3) => MetadataRequest,
+        SaslHandshake(17) => SaslHandshakeRequest,
         ApiVersions(18) => ApiVersionsRequest,
         CreateTopics(19) => CreateTopicsRequest,
         DeleteTopics(20) => DeleteTopicsRequest,
         DescribeConfigs(32) => DescribeConfigsRequest,
         AlterConfigs(33) => AlterConfigsRequest,
+        SaslAuthenticate(36) => SaslAuthenticateRequest,
         IncrementalAlterConfigs(44) => IncrementalAlterConfigsRequest,
         UpdateFeatures(57) => UpdateFeaturesRequest,
         DescribeCluster(60) => DescribeClusterRequest,
@@ -112,11 +122,13 @@ crate::codec::dispatch::bodies! {
     ResponseBody {
         Fetch(1) => FetchResponse,
         Metadata(3) => MetadataResponse,
+        SaslHandshake(17) => SaslHandshakeResponse,
         ApiVersions(18) => ApiVersionsResponse,
         CreateTopics(19) => CreateTopicsResponse,
         DeleteTopics(20) => DeleteTopicsResponse,
         DescribeConfigs(32) => DescribeConfigsResponse,
         AlterConfigs(33) => AlterConfigsResponse,
+        SaslAuthenticate(36) => SaslAuthenticateResponse,
         IncrementalAlterConfigs(44) => IncrementalAlterConfigsResponse,
         UpdateFeatures(57) => UpdateFeaturesResponse,
         DescribeCluster(60) => DescribeClusterResponse,
