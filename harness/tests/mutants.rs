@@ -117,6 +117,14 @@ const WITNESSES: &[(&str, &str)] = &[
         "c1324-policy-violation-not-retried",
     ),
     (
+        "push-before-authentication",
+        "c1324-push-after-sasl-authenticate",
+    ),
+    (
+        "push-after-failed-authentication",
+        "c1324-no-push-after-sasl-authentication-failed",
+    ),
+    (
         "advertises-without-policy",
         "b1324-no-policy-not-advertised-every-version",
     ),

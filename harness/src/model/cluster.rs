@@ -300,8 +300,9 @@ impl Cluster {
         self.awaiting.get(&node).and_then(|q| q.front()).copied()
     }
 
-    /// Answers the oldest taken request to `node` with `body`: a client's ApiVersions or
-    /// PushConfig answer goes to the client; any other answer is consumed. `Ok(None)` when
+    /// Answers the oldest taken request to `node` with `body`: a client's ApiVersions, SASL or
+    /// PushConfig answer goes to the client ([`ClientInput::answer`]); any other answer is
+    /// consumed. `Ok(None)` when
     /// nothing awaits an answer from `node`.
     pub fn answer(
         &mut self,
@@ -312,14 +313,8 @@ impl Cluster {
             return Ok(None);
         };
         if a.from == Sender::Client {
-            match body {
-                ResponseBody::ApiVersions(body) => {
-                    self.input(ClientInput::ApiVersionsResponse { node, body })?
-                }
-                ResponseBody::PushConfig(body) => {
-                    self.input(ClientInput::PushConfigResponse { node, body })?
-                }
-                _ => {}
+            if let Some(input) = ClientInput::answer(node, body) {
+                self.input(input)?
             }
         }
         Ok(Some(a))
@@ -354,16 +349,12 @@ impl Cluster {
         let input = match self.broker_request(node, &request, 0)? {
             BrokerReply::Response {
                 api_version, body, ..
-            } => match cross(&body, api_version)? {
-                ResponseBody::ApiVersions(body) => ClientInput::ApiVersionsResponse { node, body },
-                ResponseBody::PushConfig(body) => ClientInput::PushConfigResponse { node, body },
-                other => {
-                    return Err(ClusterError::UnexpectedResponse {
-                        node,
-                        api_key: other.api_key(),
-                    })
-                }
-            },
+            } => {
+                let body = cross(&body, api_version)?;
+                let api_key = body.api_key();
+                ClientInput::answer(node, body)
+                    .ok_or(ClusterError::UnexpectedResponse { node, api_key })?
+            }
             BrokerReply::Close { .. } => ClientInput::Disconnected { node },
         };
         self.input(input)?;

@@ -125,6 +125,7 @@ impl ScenarioBuilder {
             after_ms: None,
             encoded_size: None,
             capture_node: None,
+            optional: false,
         }))
     }
 

@@ -407,6 +407,13 @@ pub struct ExpectRequestStep {
     /// `repeat.distinct` and `$eq_captured`/`$ne_captured`.
     #[serde(default)]
     pub capture_node: Option<String>,
+    /// The request may be left out (e.g. the second ApiVersions Java's NetworkClient sends
+    /// after SASL authentication): when the client's next request is another API or goes to
+    /// a node `from` does not allow, it is left for the next step, and when none comes within
+    /// `within_ms` the step passes too. One that comes is judged as usual and answered at once
+    /// with the default answer (as `respond` without a body).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub optional: bool,
 }
 
 /// Bounds on a request's encoded size, in bytes under a size measure.
