@@ -24,11 +24,11 @@ use kipcheck::codec::{
     encode_response_frame, from_hex, ApiKey, ApiVersionsRequest, ApiVersionsResponse, Bytes,
     CreateTopicsRequest, CreateTopicsResponse, DecodeErrorKind, DecodedRequest,
     DeleteTopicsRequest, DeleteTopicsResponse, DescribeClusterRequest, DescribeClusterResponse,
-    DescribeConfigsRequest, DescribeConfigsResponse, EncodeError, ErrorCode, Message,
-    MetadataRecord, MetadataRecordBody, ProvisionalNumbers, PushConfigRequest, PushConfigResponse,
-    RegisterBrokerRecord, RemoveTopicRecord, RequestBody, RequestHeader, ResponseBody,
-    ResponseHeader, SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest,
-    SaslHandshakeResponse, TaggedFields, TopicRecord, UnregisterBrokerRecord,
+    DescribeConfigsRequest, DescribeConfigsResponse, EncodeError, EnvelopeRequest,
+    EnvelopeResponse, ErrorCode, Message, MetadataRecord, MetadataRecordBody, ProvisionalNumbers,
+    PushConfigRequest, PushConfigResponse, RegisterBrokerRecord, RemoveTopicRecord, RequestBody,
+    RequestHeader, ResponseBody, ResponseHeader, SaslAuthenticateRequest, SaslAuthenticateResponse,
+    SaslHandshakeRequest, SaslHandshakeResponse, TaggedFields, TopicRecord, UnregisterBrokerRecord,
     UnregisterBrokerRequest, UnregisterBrokerResponse, Uuid,
 };
 
@@ -812,4 +812,30 @@ fn sasl_authenticate_v0_and_v2_request_and_response() {
             remaining: 0
         }
     );
+}
+
+/// Envelope (API 58, v0 only, flexible): a broker forwards a request to the controller with
+/// the request's header and body as RequestData; the controller answers the forwarded
+/// response's header and body in ResponseData, or null with an error.
+#[test]
+fn envelope_v0_request_and_response() {
+    let req = EnvelopeRequest {
+        request_data: Bytes(vec![1, 2, 3]),
+        request_principal: None,
+        client_host_address: Bytes(vec![127, 0, 0, 1]),
+        unknown_tagged_fields: TaggedFields::default(),
+    };
+    both_ways(&req, 0, "04 010203 00 05 7f000001 | 00");
+    let refused = EnvelopeResponse {
+        response_data: None,
+        error_code: ErrorCode::INVALID_REQUEST.0,
+        unknown_tagged_fields: TaggedFields::default(),
+    };
+    both_ways(&refused, 0, "00 002a | 00");
+    let answered = EnvelopeResponse {
+        response_data: Some(Bytes(vec![0xab])),
+        error_code: 0,
+        unknown_tagged_fields: TaggedFields::default(),
+    };
+    both_ways(&answered, 0, "02 ab 0000 | 00");
 }

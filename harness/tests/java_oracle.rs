@@ -30,6 +30,7 @@ const EXPECTED: &[(&str, i16, i16)] = &[
     ("SaslAuthenticateRequest", 0, 2),
     ("IncrementalAlterConfigsRequest", 0, 1),
     ("UpdateFeaturesRequest", 0, 2),
+    ("EnvelopeRequest", 0, 0),
     ("DescribeClusterRequest", 0, 2),
     ("BrokerRegistrationRequest", 0, 4),
     ("UnregisterBrokerRequest", 0, 0),
@@ -45,6 +46,7 @@ const EXPECTED: &[(&str, i16, i16)] = &[
     ("SaslAuthenticateResponse", 0, 2),
     ("IncrementalAlterConfigsResponse", 0, 1),
     ("UpdateFeaturesResponse", 0, 2),
+    ("EnvelopeResponse", 0, 0),
     ("DescribeClusterResponse", 0, 2),
     ("BrokerRegistrationResponse", 0, 4),
     ("UnregisterBrokerResponse", 0, 0),
@@ -59,7 +61,7 @@ const EXPECTED: &[(&str, i16, i16)] = &[
 ];
 
 /// The number of (message, version) pairs in [`EXPECTED`].
-const EXPECTED_PAIRS: usize = 130;
+const EXPECTED_PAIRS: usize = 132;
 
 fn jar() -> Option<PathBuf> {
     match std::env::var_os(JAVA_CODEC_JAR_ENV) {

@@ -278,6 +278,10 @@ const WITNESSES: &[(&str, &str)] = &[
         "audit-at-current-level",
         "k1294-audit-upgrade-static-violation",
     ),
+    (
+        "forwarded-response-without-header",
+        "k1294-envelope-iac-compliant-stored",
+    ),
 ];
 
 fn options(seed: u64) -> RunOptions {

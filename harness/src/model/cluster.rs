@@ -431,36 +431,7 @@ impl Cluster {
         version: i16,
         request: &RequestBody,
     ) -> Result<Option<ResponseBody>, ClusterError> {
-        self.on_controller(|c, now| {
-            Some(match request {
-                RequestBody::BrokerRegistration(r) => {
-                    ResponseBody::BrokerRegistration(c.handle_broker_registration(now, version, r))
-                }
-                RequestBody::AlterConfigs(r) => {
-                    ResponseBody::AlterConfigs(c.handle_alter_configs(now, version, r))
-                }
-                RequestBody::IncrementalAlterConfigs(r) => ResponseBody::IncrementalAlterConfigs(
-                    c.handle_incremental_alter_configs(now, version, r),
-                ),
-                RequestBody::UpdateFeatures(r) => {
-                    ResponseBody::UpdateFeatures(c.handle_update_features(now, version, r))
-                }
-                RequestBody::CreateTopics(r) => {
-                    ResponseBody::CreateTopics(c.handle_create_topics(now, version, r))
-                }
-                RequestBody::DescribeConfigs(r) => {
-                    ResponseBody::DescribeConfigs(c.handle_describe_configs(version, r))
-                }
-                RequestBody::DescribeCluster(r) => {
-                    ResponseBody::DescribeCluster(c.handle_describe_cluster(version, r))
-                }
-                RequestBody::UnregisterBroker(r) => {
-                    ResponseBody::UnregisterBroker(c.handle_unregister_broker(now, version, r))
-                }
-                RequestBody::ApiVersions(_) => ResponseBody::ApiVersions(c.api_versions_response()),
-                _ => return None,
-            })
-        })
+        self.on_controller(|c, now| c.handle_request(now, version, request))
     }
 
     /// Runs `f` on broker `node` at the current time (setup changes, requests the caller

@@ -204,6 +204,8 @@ faults! {
     AuditSkipsStaticConfigs => "audit-skips-static-configs",
     /// Controller: the metadata.version audit applies the validators of the current level instead of the target level.
     AuditAtCurrentLevel => "audit-at-current-level",
+    /// Controller: an Envelope's ResponseData carries the forwarded response's body without its response header.
+    ForwardedResponseWithoutHeader => "forwarded-response-without-header",
 }
 
 impl Fault {

@@ -289,6 +289,28 @@ pub struct SendStep {
     /// Client id in the header.
     #[serde(default)]
     pub client_id: Option<String>,
+    /// With `api: Envelope` only: the request the Envelope forwards, written typed; kipcheck
+    /// encodes its header and body as the Envelope's `RequestData` (the `body` gives
+    /// `RequestPrincipal` and `ClientHostAddress`).
+    #[serde(default)]
+    pub inner: Option<InnerRequest>,
+}
+
+/// A request forwarded inside an Envelope (API 58), as a KRaft broker forwards a client's
+/// request to the controller.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InnerRequest {
+    /// API name (`IncrementalAlterConfigs`, ...).
+    pub api: String,
+    /// Version.
+    pub version: i16,
+    /// Body in Kafka's field names; error codes may be written by name.
+    #[serde(default)]
+    pub body: Option<Value>,
+    /// Client id in its header (default `kipcheck`).
+    #[serde(default)]
+    pub client_id: Option<String>,
 }
 
 /// kipcheck sends raw bytes (a whole frame, size prefix included) to the target.
@@ -321,6 +343,12 @@ pub struct ExpectResponseStep {
     /// Subset or exact.
     #[serde(default, rename = "match")]
     pub mode: MatchMode,
+    /// For the answer to a `send` with `inner`: the forwarded request's answer, decoded from
+    /// the Envelope's `ResponseData` (its header's correlation id must be the inner
+    /// request's), matched against this pattern (same `match` mode). A null `ResponseData`
+    /// fails it.
+    #[serde(default)]
+    pub inner: Option<Value>,
 }
 
 /// The target closes a connection without answering.

@@ -22,6 +22,8 @@ pub mod describe_cluster_request;
 pub mod describe_cluster_response;
 pub mod describe_configs_request;
 pub mod describe_configs_response;
+pub mod envelope_request;
+pub mod envelope_response;
 pub mod feature_level_record;
 pub mod fetch_request;
 pub mod fetch_response;
@@ -66,6 +68,8 @@ pub use describe_cluster_request::DescribeClusterRequest;
 pub use describe_cluster_response::DescribeClusterResponse;
 pub use describe_configs_request::DescribeConfigsRequest;
 pub use describe_configs_response::DescribeConfigsResponse;
+pub use envelope_request::EnvelopeRequest;
+pub use envelope_response::EnvelopeResponse;
 pub use feature_level_record::FeatureLevelRecord;
 pub use fetch_request::FetchRequest;
 pub use fetch_response::FetchResponse;
@@ -108,6 +112,7 @@ crate::codec::dispatch::bodies! {
         SaslAuthenticate(36) => SaslAuthenticateRequest,
         IncrementalAlterConfigs(44) => IncrementalAlterConfigsRequest,
         UpdateFeatures(57) => UpdateFeaturesRequest,
+        Envelope(58) => EnvelopeRequest,
         DescribeCluster(60) => DescribeClusterRequest,
         BrokerRegistration(62) => BrokerRegistrationRequest,
         UnregisterBroker(64) => UnregisterBrokerRequest,
@@ -131,6 +136,7 @@ crate::codec::dispatch::bodies! {
         SaslAuthenticate(36) => SaslAuthenticateResponse,
         IncrementalAlterConfigs(44) => IncrementalAlterConfigsResponse,
         UpdateFeatures(57) => UpdateFeaturesResponse,
+        Envelope(58) => EnvelopeResponse,
         DescribeCluster(60) => DescribeClusterResponse,
         BrokerRegistration(62) => BrokerRegistrationResponse,
         UnregisterBroker(64) => UnregisterBrokerResponse,

@@ -128,6 +128,22 @@ pub static SCHEMAS: &[MessageSchema] = &[
         root: &DESCRIBE_CONFIGS_RESPONSE__DESCRIBE_CONFIGS_RESPONSE,
     },
     MessageSchema {
+        name: "EnvelopeRequest",
+        kind: SchemaKind::Request,
+        api_key: Some(58),
+        valid: VersionRange::new(0, 0),
+        flexible: VersionRange::new(0, i16::MAX),
+        root: &ENVELOPE_REQUEST__ENVELOPE_REQUEST,
+    },
+    MessageSchema {
+        name: "EnvelopeResponse",
+        kind: SchemaKind::Response,
+        api_key: Some(58),
+        valid: VersionRange::new(0, 0),
+        flexible: VersionRange::new(0, i16::MAX),
+        root: &ENVELOPE_RESPONSE__ENVELOPE_RESPONSE,
+    },
+    MessageSchema {
         name: "FeatureLevelRecord",
         kind: SchemaKind::Metadata,
         api_key: Some(12),
@@ -1730,6 +1746,62 @@ static DESCRIBE_CONFIGS_RESPONSE__DESCRIBE_CONFIGS_SYNONYM: StructSchema = Struc
             name: "Source",
             ty: FieldType::Scalar(Scalar::Int8),
             versions: VersionRange::new(1, 4),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static ENVELOPE_REQUEST__ENVELOPE_REQUEST: StructSchema = StructSchema {
+    name: "EnvelopeRequest",
+    versions: VersionRange::new(0, 0),
+    unknown_tagged: VersionRange::new(0, 0),
+    fields: &[
+        FieldSchema {
+            name: "RequestData",
+            ty: FieldType::Scalar(Scalar::Bytes),
+            versions: VersionRange::new(0, 0),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "RequestPrincipal",
+            ty: FieldType::Scalar(Scalar::Bytes),
+            versions: VersionRange::new(0, 0),
+            nullable: VersionRange::new(0, 0),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "ClientHostAddress",
+            ty: FieldType::Scalar(Scalar::Bytes),
+            versions: VersionRange::new(0, 0),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static ENVELOPE_RESPONSE__ENVELOPE_RESPONSE: StructSchema = StructSchema {
+    name: "EnvelopeResponse",
+    versions: VersionRange::new(0, 0),
+    unknown_tagged: VersionRange::new(0, 0),
+    fields: &[
+        FieldSchema {
+            name: "ResponseData",
+            ty: FieldType::Scalar(Scalar::Bytes),
+            versions: VersionRange::new(0, 0),
+            nullable: VersionRange::new(0, 0),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "ErrorCode",
+            ty: FieldType::Scalar(Scalar::Int16),
+            versions: VersionRange::new(0, 0),
             nullable: VersionRange::new(0, -1),
             tagged: VersionRange::new(0, -1),
             tag: None,

@@ -36,6 +36,10 @@ impl Kind {
 /// values whose JSON form differs (base64 in Kafka's, hex in ours). A test checks this list
 /// against `harness/messages/*.json`, so a new bytes field cannot be missed.
 pub const BYTES_FIELDS: &[(&str, &str)] = &[
+    ("EnvelopeRequest", "RequestData"),
+    ("EnvelopeRequest", "RequestPrincipal"),
+    ("EnvelopeRequest", "ClientHostAddress"),
+    ("EnvelopeResponse", "ResponseData"),
     ("PushTelemetryRequest", "Metrics"),
     ("SaslAuthenticateRequest", "AuthBytes"),
     ("SaslAuthenticateResponse", "AuthBytes"),
