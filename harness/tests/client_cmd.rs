@@ -3,7 +3,9 @@
 //! PushConfig fails them with the exact finding, one that sends an unframeable stream, exits
 //! non-zero, or exits 0 before its stdin is closed errors them with the exact reason (its
 //! exit status and stderr tail); `{config}` and `{profile}` hold exactly the documented bytes;
-//! a command without `{config}` cannot run a scenario that configures its client;
+//! a command without `{config}` cannot run a scenario that configures its client; a client
+//! that authenticates as Java does (a second ApiVersions after SASL) passes the SASL order
+//! scenario and one that pushes before authenticating fails it;
 //! kafka-python passes them when `KIPCHECK_PYTHON` names a venv with it (skipped, with a
 //! message, when unset, unless `KIPCHECK_REQUIRE_PEERS=1`). Every test is bounded in
 //! wall-clock time.
@@ -524,4 +526,32 @@ async fn a_repeated_scenario_judges_a_live_clients_node_choice_across_runs() {
             assert_eq!(taken[0], node, "{actual}");
         }
     }
+}
+
+/// A client that authenticates as Java's does (SASL/PLAIN, then a second ApiVersions on the
+/// authenticated connection, then PushConfig) passes the SASL order scenario: its optional
+/// ApiVersions step takes and answers that request on the real clock. The same client with
+/// PushConfig sent before SaslAuthenticate fails it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_optional_api_versions_after_sasl_is_taken_and_answered() {
+    let filters = Filters {
+        ids: vec!["c1324-no-push-before-sasl-authenticate".into()],
+        ..Filters::default()
+    };
+    let opts = TargetOptions::default();
+    let (results, summary) = run_selected(&older_client("sasl"), &filters, 1, &opts).await;
+    assert_eq!(
+        (summary.passed, summary.failed, summary.errored),
+        (1, 0, 0),
+        "{:?}",
+        verdicts(&results)
+    );
+    let (results, _) = run_selected(&older_client("sasl-early"), &filters, 1, &opts).await;
+    let got = verdicts(&results);
+    assert_eq!(got[0].1, "Failed", "{got:?}");
+    let message = got[0].2.as_deref().unwrap_or_default();
+    assert_eq!(
+        message,
+        "expected a SaslAuthenticate request, the target sent PushConfig to node 1"
+    );
 }

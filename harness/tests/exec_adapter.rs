@@ -569,7 +569,7 @@ async fn expect_next(session: &mut BoxedSession, api: &'static str) -> (&'static
 /// refuses it unless kipcheck decoded it as that API.
 async fn answer(session: &mut BoxedSession, (api, version, correlation_id): (&str, i16, i32)) {
     let body = match api {
-        "ApiVersions" => ResponseBody::ApiVersions(emulated_api_versions(Some(ApiKey(95)))),
+        "ApiVersions" => ResponseBody::ApiVersions(emulated_api_versions(Some(ApiKey(95)), false)),
         _ => ResponseBody::PushConfig(Default::default()),
     };
     let header = ResponseHeader {

@@ -21,26 +21,32 @@ const SEED: u64 = 0x6f72_6163_6c65;
 /// (we: v0-5, KIP-1326), and no PushConfig. Listed in API-key order, as the pairs come.
 const EXPECTED: &[(&str, i16, i16)] = &[
     ("MetadataRequest", 0, 13),
+    ("SaslHandshakeRequest", 0, 1),
     ("ApiVersionsRequest", 0, 5),
     ("CreateTopicsRequest", 2, 7),
     ("DeleteTopicsRequest", 1, 6),
     ("DescribeConfigsRequest", 1, 4),
     ("AlterConfigsRequest", 0, 2),
+    ("SaslAuthenticateRequest", 0, 2),
     ("IncrementalAlterConfigsRequest", 0, 1),
     ("UpdateFeaturesRequest", 0, 2),
+    ("EnvelopeRequest", 0, 0),
     ("DescribeClusterRequest", 0, 2),
     ("BrokerRegistrationRequest", 0, 4),
     ("UnregisterBrokerRequest", 0, 0),
     ("GetTelemetrySubscriptionsRequest", 0, 0),
     ("PushTelemetryRequest", 0, 0),
     ("MetadataResponse", 0, 13),
+    ("SaslHandshakeResponse", 0, 1),
     ("ApiVersionsResponse", 0, 5),
     ("CreateTopicsResponse", 2, 7),
     ("DeleteTopicsResponse", 1, 6),
     ("DescribeConfigsResponse", 1, 4),
     ("AlterConfigsResponse", 0, 2),
+    ("SaslAuthenticateResponse", 0, 2),
     ("IncrementalAlterConfigsResponse", 0, 1),
     ("UpdateFeaturesResponse", 0, 2),
+    ("EnvelopeResponse", 0, 0),
     ("DescribeClusterResponse", 0, 2),
     ("BrokerRegistrationResponse", 0, 4),
     ("UnregisterBrokerResponse", 0, 0),
@@ -55,7 +61,7 @@ const EXPECTED: &[(&str, i16, i16)] = &[
 ];
 
 /// The number of (message, version) pairs in [`EXPECTED`].
-const EXPECTED_PAIRS: usize = 120;
+const EXPECTED_PAIRS: usize = 132;
 
 fn jar() -> Option<PathBuf> {
     match std::env::var_os(JAVA_CODEC_JAR_ENV) {

@@ -117,6 +117,14 @@ const WITNESSES: &[(&str, &str)] = &[
         "c1324-policy-violation-not-retried",
     ),
     (
+        "push-before-authentication",
+        "c1324-push-after-sasl-authenticate",
+    ),
+    (
+        "push-after-failed-authentication",
+        "c1324-no-push-after-sasl-authentication-failed",
+    ),
+    (
         "advertises-without-policy",
         "b1324-no-policy-not-advertised-every-version",
     ),
@@ -269,6 +277,10 @@ const WITNESSES: &[(&str, &str)] = &[
     (
         "audit-at-current-level",
         "k1294-audit-upgrade-static-violation",
+    ),
+    (
+        "forwarded-response-without-header",
+        "k1294-envelope-iac-compliant-stored",
     ),
 ];
 

@@ -285,3 +285,44 @@ fn scenarios_built_in_rust_are_checked_at_their_step() {
     );
     assert_eq!(e.snippet, None);
 }
+
+/// An Envelope's forwarded request body and the pattern for its forwarded answer are checked
+/// against the inner API's messages (`inner.body`, `inner`), and `inner` is for Envelope only.
+#[test]
+fn an_envelopes_inner_request_and_answer_are_checked_against_the_inner_api() {
+    let send = |inner_body: &str| {
+        format!(
+            "  - send:\n      api: Envelope\n      version: 0\n      body: {{ ClientHostAddress: \"7f000001\" }}\n      inner: {{ api: IncrementalAlterConfigs, version: 1, body: {inner_body} }}\n"
+        )
+    };
+    let e = err("env-req", "controller", &send("{ ValidateOnlyy: false }"));
+    assert_eq!(
+        e.message(),
+        "send: inner.body.ValidateOnlyy: no such field in IncrementalAlterConfigsRequest v1; \
+         fields there: Resources, ValidateOnly"
+    );
+    assert_eq!((e.line, e.col), (11, 66), "{e}");
+    let steps = format!(
+        "{}  - expect_response: {{ body: {{ ErrorCode: NONE }}, inner: {{ Responses: [ {{ ErrorCod: NONE }} ] }} }}\n",
+        send("{ ValidateOnly: false }")
+    );
+    let e = err("env-resp", "controller", &steps);
+    assert_eq!(
+        e.message(),
+        "expect_response: inner.Responses[0].ErrorCod: no such field in \
+         IncrementalAlterConfigsResponse v1, the answer to step 1; fields there: ErrorCode, \
+         ErrorMessage, ResourceType, ResourceName"
+    );
+    let not_envelope = "  - send: { api: DescribeCluster, version: 0, inner: { api: IncrementalAlterConfigs, version: 1 } }\n";
+    let e = err("env-only", "controller", not_envelope);
+    assert_eq!(e.message(), "send: inner is for Envelope only");
+    assert!(load(
+        "env-ok",
+        "controller",
+        &format!(
+            "{}  - expect_response: {{ inner: {{ Responses: [] }} }}\n",
+            send("{ ValidateOnly: false }")
+        )
+    )
+    .is_ok());
+}

@@ -348,7 +348,8 @@ fn classify(
     let mut sent = BTreeSet::new();
     for s in steps {
         if let Step::Send(x) = &s.value {
-            if let Some(body) = &x.body {
+            let forwarded = x.inner.as_ref().and_then(|i| i.body.as_ref());
+            for body in x.body.iter().chain(forwarded) {
                 sent_values(body, key, &mut sent);
             }
         }

@@ -123,7 +123,7 @@ fn client_config(u: &mut Unstructured<'_>) -> arbitrary::Result<BTreeMap<String,
 }
 
 fn api_versions(push: bool) -> ApiVersionsResponse {
-    emulated_api_versions(push.then_some(ApiKey(95)))
+    emulated_api_versions(push.then_some(ApiKey(95)), false)
 }
 
 fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {

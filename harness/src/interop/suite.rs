@@ -75,6 +75,7 @@ fn sends_push_config(s: &Scenario) -> bool {
     let numbers = &s.profile.provisional;
     s.compiled.iter().any(|c| match c {
         Compiled::Request(body) => body.api_key() == ApiKey::PUSH_CONFIG,
+        Compiled::Enveloped { inner, .. } => inner.api_key() == ApiKey::PUSH_CONFIG,
         Compiled::Raw(frame) => frame
             .get(4..)
             .and_then(|p| peek_request(p).api_key)

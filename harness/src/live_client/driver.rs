@@ -29,7 +29,6 @@ use tokio::task::JoinHandle;
 use super::{ClientSetup, LiveClientError};
 use crate::codec::{
     self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers, RequestBody, RequestHeader,
-    ResponseBody,
 };
 use crate::model::events::RetryCause;
 use crate::model::{
@@ -384,7 +383,8 @@ impl Driver {
     }
 
     /// The socket side of a model decision: a timed-out PushConfig's answer is no longer
-    /// awaited; a connection the model closed is closed.
+    /// awaited; a connection the model closed (a request timeout, a failed authentication)
+    /// is closed.
     fn after_event(&mut self, event: &Event) {
         match event {
             Event::RetryScheduled {
@@ -400,6 +400,13 @@ impl Driver {
                 }) {
                     p.stale = true;
                 }
+            }
+            Event::AuthenticationFailed { node, error_code }
+                if self.conns.remove(node).is_some() =>
+            {
+                self.note(format!(
+                    "node {node}: closed by the client (SASL authentication failed: {error_code:?})"
+                ));
             }
             Event::ConnectionClosed { reason } => {
                 if let Some(node) = self.push_node {
@@ -556,12 +563,6 @@ impl Driver {
             ));
             return None;
         }
-        match decoded.body {
-            ResponseBody::ApiVersions(body) => {
-                Some(ClientInput::ApiVersionsResponse { node, body })
-            }
-            ResponseBody::PushConfig(body) => Some(ClientInput::PushConfigResponse { node, body }),
-            _ => None,
-        }
+        ClientInput::answer(node, decoded.body)
     }
 }

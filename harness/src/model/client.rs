@@ -2,6 +2,9 @@
 //! (connect → ApiVersions → PushConfig → ready), once per client instance, on a node chosen
 //! with the seeded RNG among nodes that advertise PushConfig; retries with exponential backoff
 //! and jitter; ThrottleTimeMs; the deadline; and user requests held until the handshake ends.
+//! With `security.protocol=SASL_*` each connection authenticates first (SaslHandshake, then
+//! SaslAuthenticate, after the ApiVersions answer) and carries PushConfig only once that
+//! succeeded (KIP-1324: "after authentication (if any)").
 //! Inputs come in with the time they happen at and outputs say what to send and when to wake
 //! the client; it never performs I/O, reads a clock or uses thread randomness.
 
@@ -16,8 +19,9 @@ use super::rng::ModelRng;
 use super::selection::{self, request_size, Selection, ENABLE_CONFIG_PUSH};
 use super::time::Millis;
 use crate::codec::{
-    ApiKey, ApiVersionsRequest, ApiVersionsResponse, ErrorCode, PushConfigRequest,
-    PushConfigResponse, RequestBody,
+    ApiKey, ApiVersionsRequest, ApiVersionsResponse, Bytes, ErrorCode, PushConfigRequest,
+    PushConfigResponse, RequestBody, ResponseBody, SaslAuthenticateRequest,
+    SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse,
 };
 
 /// ClientSoftwareName the model puts in ApiVersions.
@@ -26,13 +30,58 @@ pub const CLIENT_SOFTWARE_NAME: &str = "kipcheck-model";
 pub const CLIENT_SOFTWARE_VERSION: &str = "0.1.0";
 /// The ApiVersions request version the model sends.
 pub const API_VERSIONS_VERSION: i16 = 3;
+/// The SaslHandshake version the model sends (v1: the tokens then travel in SaslAuthenticate).
+pub const SASL_HANDSHAKE_VERSION: i16 = 1;
+/// The SaslAuthenticate version the model sends.
+pub const SASL_AUTHENTICATE_VERSION: i16 = 2;
+
+/// Whether a client with this user configuration authenticates with SASL on every connection:
+/// `security.protocol` is `SASL_PLAINTEXT` or `SASL_SSL` (case-insensitive, as Kafka's
+/// `SecurityProtocol.forName`). The one test of it: the client model and the emulated brokers
+/// that answer it.
+pub fn uses_sasl(user: &BTreeMap<String, String>) -> bool {
+    user.get("security.protocol")
+        .is_some_and(|p| p.trim().to_ascii_uppercase().starts_with("SASL_"))
+}
+
+/// The SASL exchange of a client that [`uses_sasl`]: its `sasl.mechanism` and the one token it
+/// sends (PLAIN: `NUL username NUL password` from the `username="…"` and `password="…"` of
+/// `sasl.jaas.config`; other mechanisms are not spoken, the same token goes out).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Sasl {
+    pub(super) mechanism: String,
+    pub(super) token: Vec<u8>,
+}
+
+impl Sasl {
+    fn from_config(
+        defs: &ClientDefinitions,
+        user: &BTreeMap<String, String>,
+        p: &SpecProfile,
+    ) -> Self {
+        let mechanism = selection::effective_value(defs, user, p, "sasl.mechanism")
+            .and_then(|(v, _)| v)
+            .unwrap_or_default();
+        let jaas = user.get("sasl.jaas.config").map_or("", String::as_str);
+        let option = |name: &str| {
+            let start = jaas.find(&format!("{name}=\""))? + name.len() + 2;
+            let len = jaas[start..].find('"')?;
+            Some(&jaas[start..start + len])
+        };
+        let mut token = vec![0];
+        token.extend_from_slice(option("username").unwrap_or_default().as_bytes());
+        token.push(0);
+        token.extend_from_slice(option("password").unwrap_or_default().as_bytes());
+        Self { mechanism, token }
+    }
+}
 
 /// Something that happened to the client.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ClientInput {
     /// The client instance was created (the handshake clock starts).
     Start,
-    /// A connection to `node` is established (after authentication).
+    /// A connection to `node` is established (TCP; SASL, if any, follows ApiVersions).
     Connected {
         /// The node.
         node: NodeId,
@@ -43,6 +92,20 @@ pub enum ClientInput {
         node: NodeId,
         /// The body.
         body: ApiVersionsResponse,
+    },
+    /// The SaslHandshake response from `node`.
+    SaslHandshakeResponse {
+        /// The node.
+        node: NodeId,
+        /// The body.
+        body: SaslHandshakeResponse,
+    },
+    /// The SaslAuthenticate response from `node`.
+    SaslAuthenticateResponse {
+        /// The node.
+        node: NodeId,
+        /// The body.
+        body: SaslAuthenticateResponse,
     },
     /// The PushConfig response from `node` (error codes as on the wire).
     PushConfigResponse {
@@ -68,6 +131,20 @@ pub enum ClientInput {
     },
     /// Time passed; only timers run.
     Tick,
+}
+
+impl ClientInput {
+    /// The input that carries `body`, `node`'s answer to one of the client's requests
+    /// (ApiVersions, SaslHandshake, SaslAuthenticate, PushConfig); `None` for any other API.
+    pub fn answer(node: NodeId, body: ResponseBody) -> Option<Self> {
+        Some(match body {
+            ResponseBody::ApiVersions(body) => Self::ApiVersionsResponse { node, body },
+            ResponseBody::SaslHandshake(body) => Self::SaslHandshakeResponse { node, body },
+            ResponseBody::SaslAuthenticate(body) => Self::SaslAuthenticateResponse { node, body },
+            ResponseBody::PushConfig(body) => Self::PushConfigResponse { node, body },
+            _ => return None,
+        })
+    }
 }
 
 /// Something the client wants done.
@@ -133,9 +210,24 @@ pub enum ClientConfigError {
     },
 }
 
+/// Where a connection's SASL authentication stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum Auth {
+    /// Nothing sent yet (a SASL client, before the ApiVersions answer).
+    #[default]
+    NotStarted,
+    /// SaslHandshake sent, unanswered.
+    Handshake,
+    /// SaslAuthenticate sent, unanswered.
+    Authenticate,
+    /// Authenticated, or a plaintext connection: it may carry PushConfig.
+    Done,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(super) struct NodeState {
     pub(super) connected: bool,
+    pub(super) auth: Auth,
     pub(super) push_config: Option<bool>,
     pub(super) throttled_until: Millis,
     pub(super) api_versions_deferred: bool,
@@ -161,6 +253,8 @@ pub struct ClientModel {
     pub(super) backoff: ExponentialBackoff,
     pub(super) deadline_ms: u64,
     pub(super) request_timeout_ms: u64,
+    /// `Some` when the client authenticates with SASL ([`uses_sasl`]).
+    pub(super) sasl: Option<Sasl>,
     pub(super) state: HandshakeState,
     pub(super) deadline: Millis,
     pub(super) attempts: u32,
@@ -253,6 +347,7 @@ impl ClientModel {
         };
         let request_timeout_ms = user_num(&defs, &user, "request.timeout.ms", d.request_timeout_ms);
         let selection = selection::select(&defs, &user, profile);
+        let sasl = uses_sasl(&user).then(|| Sasl::from_config(&defs, &user, profile));
         Ok(Self {
             user,
             client_type,
@@ -265,6 +360,7 @@ impl ClientModel {
             backoff,
             deadline_ms,
             request_timeout_ms,
+            sasl,
             state: HandshakeState::NotStarted,
             deadline: Millis::ZERO,
             attempts: 0,
@@ -354,9 +450,15 @@ impl ClientModel {
         match input {
             ClientInput::Start => self.on_start(now, &mut out),
             ClientInput::Connected { node } => {
+                let plaintext = self.sasl.is_none();
                 let st = self.nodes.entry(node).or_default();
                 st.connected = true;
                 st.push_config = None;
+                st.auth = if plaintext {
+                    Auth::Done
+                } else {
+                    Auth::NotStarted
+                };
                 if st.throttled_until > now {
                     st.api_versions_deferred = true;
                     let until = st.throttled_until;
@@ -367,6 +469,12 @@ impl ClientModel {
             }
             ClientInput::ApiVersionsResponse { node, body } => {
                 self.on_api_versions(now, node, &body, &mut out)
+            }
+            ClientInput::SaslHandshakeResponse { node, body } => {
+                self.on_sasl_handshake(now, node, &body, &mut out)
+            }
+            ClientInput::SaslAuthenticateResponse { node, body } => {
+                self.on_sasl_authenticate(now, node, &body, &mut out)
             }
             ClientInput::PushConfigResponse { node, body } => {
                 self.on_push_response(now, node, &body, &mut out)
@@ -510,6 +618,118 @@ impl ClientModel {
             out,
         );
         self.release_if_no_node_supports(now, out);
+        self.start_sasl(node, out);
+    }
+
+    /// A SASL client authenticates each connection once ApiVersions is answered: SaslHandshake
+    /// with its mechanism first.
+    fn start_sasl(&mut self, node: NodeId, out: &mut Vec<ClientOutput>) {
+        let Some(sasl) = &self.sasl else {
+            return;
+        };
+        let Some(st) = self
+            .nodes
+            .get_mut(&node)
+            .filter(|s| s.auth == Auth::NotStarted)
+        else {
+            return;
+        };
+        st.auth = Auth::Handshake;
+        out.push(ClientOutput::Send {
+            node,
+            api_key: ApiKey::SASL_HANDSHAKE,
+            api_version: SASL_HANDSHAKE_VERSION,
+            body: RequestBody::SaslHandshake(SaslHandshakeRequest {
+                mechanism: sasl.mechanism.clone().into(),
+            }),
+        });
+    }
+
+    /// Whether `node`'s connection is at SASL step `step` (else the answer is ignored).
+    fn at_auth_step(
+        &mut self,
+        now: Millis,
+        node: NodeId,
+        step: Auth,
+        out: &mut Vec<ClientOutput>,
+    ) -> bool {
+        let at = self
+            .nodes
+            .get(&node)
+            .is_some_and(|s| s.connected && s.auth == step);
+        if !at {
+            self.emit(now, Event::ResponseIgnored { node }, out);
+        }
+        at
+    }
+
+    fn on_sasl_handshake(
+        &mut self,
+        now: Millis,
+        node: NodeId,
+        body: &SaslHandshakeResponse,
+        out: &mut Vec<ClientOutput>,
+    ) {
+        if !self.at_auth_step(now, node, Auth::Handshake, out) {
+            return;
+        }
+        let Some(sasl) = &self.sasl else {
+            return;
+        };
+        let enabled = body.mechanisms.iter().any(|m| **m == *sasl.mechanism);
+        let code = match ErrorCode(body.error_code) {
+            ErrorCode::NONE if !enabled => ErrorCode::UNSUPPORTED_SASL_MECHANISM,
+            code => code,
+        };
+        if code != ErrorCode::NONE {
+            return self.authentication_failed(now, node, code, out);
+        }
+        let token = sasl.token.clone();
+        if let Some(st) = self.nodes.get_mut(&node) {
+            st.auth = Auth::Authenticate;
+        }
+        out.push(ClientOutput::Send {
+            node,
+            api_key: ApiKey::SASL_AUTHENTICATE,
+            api_version: SASL_AUTHENTICATE_VERSION,
+            body: RequestBody::SaslAuthenticate(SaslAuthenticateRequest {
+                auth_bytes: Bytes(token),
+                ..Default::default()
+            }),
+        });
+    }
+
+    fn on_sasl_authenticate(
+        &mut self,
+        now: Millis,
+        node: NodeId,
+        body: &SaslAuthenticateResponse,
+        out: &mut Vec<ClientOutput>,
+    ) {
+        if !self.at_auth_step(now, node, Auth::Authenticate, out) {
+            return;
+        }
+        let code = ErrorCode(body.error_code);
+        if code != ErrorCode::NONE && !self.faults.has(Fault::PushAfterFailedAuthentication) {
+            return self.authentication_failed(now, node, code, out);
+        }
+        if let Some(st) = self.nodes.get_mut(&node) {
+            st.auth = Auth::Done;
+        }
+        self.emit(now, Event::Authenticated { node }, out);
+    }
+
+    /// Authentication on `node`'s connection failed: the client closes it (no PushConfig
+    /// goes there) and connects to it again only when told to.
+    fn authentication_failed(
+        &mut self,
+        now: Millis,
+        node: NodeId,
+        error_code: ErrorCode,
+        out: &mut Vec<ClientOutput>,
+    ) {
+        self.mark_disconnected(node);
+        self.emit(now, Event::AuthenticationFailed { node, error_code }, out);
     }
 
     /// Releases user requests when every connected node has answered ApiVersions without
@@ -596,6 +816,7 @@ impl ClientModel {
         let st = self.nodes.entry(node).or_default();
         st.connected = false;
         st.push_config = None;
+        st.auth = Auth::NotStarted;
         st.api_versions_deferred = false;
         if self.sticky == Some(node) {
             self.sticky = None;
@@ -729,8 +950,10 @@ impl ClientModel {
     fn eligible(&self, node: NodeId) -> bool {
         let any_answer = self.faults.has(Fault::PushToUnadvertisingBroker);
         let unanswered = self.faults.has(Fault::PushBeforeApiVersionsAnswer);
+        let before_auth = self.faults.has(Fault::PushBeforeAuthentication);
         self.nodes.get(&node).is_some_and(|s| {
             s.connected
+                && (s.auth == Auth::Done || before_auth)
                 && (s.push_config == Some(true)
                     || (any_answer && s.push_config.is_some())
                     || (unanswered && s.push_config.is_none() && !s.api_versions_deferred))

@@ -300,8 +300,9 @@ impl Cluster {
         self.awaiting.get(&node).and_then(|q| q.front()).copied()
     }
 
-    /// Answers the oldest taken request to `node` with `body`: a client's ApiVersions or
-    /// PushConfig answer goes to the client; any other answer is consumed. `Ok(None)` when
+    /// Answers the oldest taken request to `node` with `body`: a client's ApiVersions, SASL or
+    /// PushConfig answer goes to the client ([`ClientInput::answer`]); any other answer is
+    /// consumed. `Ok(None)` when
     /// nothing awaits an answer from `node`.
     pub fn answer(
         &mut self,
@@ -312,14 +313,8 @@ impl Cluster {
             return Ok(None);
         };
         if a.from == Sender::Client {
-            match body {
-                ResponseBody::ApiVersions(body) => {
-                    self.input(ClientInput::ApiVersionsResponse { node, body })?
-                }
-                ResponseBody::PushConfig(body) => {
-                    self.input(ClientInput::PushConfigResponse { node, body })?
-                }
-                _ => {}
+            if let Some(input) = ClientInput::answer(node, body) {
+                self.input(input)?
             }
         }
         Ok(Some(a))
@@ -354,16 +349,12 @@ impl Cluster {
         let input = match self.broker_request(node, &request, 0)? {
             BrokerReply::Response {
                 api_version, body, ..
-            } => match cross(&body, api_version)? {
-                ResponseBody::ApiVersions(body) => ClientInput::ApiVersionsResponse { node, body },
-                ResponseBody::PushConfig(body) => ClientInput::PushConfigResponse { node, body },
-                other => {
-                    return Err(ClusterError::UnexpectedResponse {
-                        node,
-                        api_key: other.api_key(),
-                    })
-                }
-            },
+            } => {
+                let body = cross(&body, api_version)?;
+                let api_key = body.api_key();
+                ClientInput::answer(node, body)
+                    .ok_or(ClusterError::UnexpectedResponse { node, api_key })?
+            }
             BrokerReply::Close { .. } => ClientInput::Disconnected { node },
         };
         self.input(input)?;
@@ -440,36 +431,7 @@ impl Cluster {
         version: i16,
         request: &RequestBody,
     ) -> Result<Option<ResponseBody>, ClusterError> {
-        self.on_controller(|c, now| {
-            Some(match request {
-                RequestBody::BrokerRegistration(r) => {
-                    ResponseBody::BrokerRegistration(c.handle_broker_registration(now, version, r))
-                }
-                RequestBody::AlterConfigs(r) => {
-                    ResponseBody::AlterConfigs(c.handle_alter_configs(now, version, r))
-                }
-                RequestBody::IncrementalAlterConfigs(r) => ResponseBody::IncrementalAlterConfigs(
-                    c.handle_incremental_alter_configs(now, version, r),
-                ),
-                RequestBody::UpdateFeatures(r) => {
-                    ResponseBody::UpdateFeatures(c.handle_update_features(now, version, r))
-                }
-                RequestBody::CreateTopics(r) => {
-                    ResponseBody::CreateTopics(c.handle_create_topics(now, version, r))
-                }
-                RequestBody::DescribeConfigs(r) => {
-                    ResponseBody::DescribeConfigs(c.handle_describe_configs(version, r))
-                }
-                RequestBody::DescribeCluster(r) => {
-                    ResponseBody::DescribeCluster(c.handle_describe_cluster(version, r))
-                }
-                RequestBody::UnregisterBroker(r) => {
-                    ResponseBody::UnregisterBroker(c.handle_unregister_broker(now, version, r))
-                }
-                RequestBody::ApiVersions(_) => ResponseBody::ApiVersions(c.api_versions_response()),
-                _ => return None,
-            })
-        })
+        self.on_controller(|c, now| c.handle_request(now, version, request))
     }
 
     /// Runs `f` on broker `node` at the current time (setup changes, requests the caller

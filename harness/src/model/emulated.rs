@@ -9,7 +9,9 @@
 //! - the KIP-511 answer to an ApiVersions version the node does not speak
 //!   ([`api_versions_unsupported`], also the reference broker's; framed by
 //!   [`Request::answer_unspoken_api_versions`]);
-//! - the Metadata answer ([`metadata_answer`]; framed by [`Request::answer_metadata`]).
+//! - the Metadata answer ([`metadata_answer`]; framed by [`Request::answer_metadata`]);
+//! - the SASL answers to a client that authenticates ([`sasl_handshake_answer`],
+//!   [`sasl_authenticate_answer`]: PLAIN enabled, every token accepted).
 //!
 //! Pure and synchronous: the callers own the sockets. It decides nothing about PushConfig.
 
@@ -20,7 +22,9 @@ use crate::codec::metadata_response::{
 use crate::codec::{
     decode_request_header, encode_response_frame, ApiKey, ApiVersionsRequest, ApiVersionsResponse,
     DecodeError, EncodeError, ErrorCode, Message, MetadataRequest, MetadataResponse,
-    ProvisionalNumbers, Reader, RequestHeader, ResponseBody, ResponseHeader, Uuid, VersionRange,
+    ProvisionalNumbers, Reader, RequestHeader, ResponseBody, ResponseHeader,
+    SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse,
+    Uuid, VersionRange,
 };
 
 use super::hash::Fnv1a64;
@@ -38,13 +42,28 @@ fn range(key: ApiKey, versions: VersionRange) -> ApiVersion {
     }
 }
 
+/// The SASL mechanism an emulated broker enables (the one its SaslHandshake answer lists).
+pub const SASL_MECHANISM: &str = "PLAIN";
+
 /// The ApiVersions answer of an emulated broker: Metadata at [`METADATA_VERSIONS`] and
 /// ApiVersions v0-5 (as Kafka 4.4 brokers; the codec's range), plus PushConfig v0 under
-/// `push_config` (its provisional api key) when the broker supports it. Keys are sorted, as
-/// Kafka sends them.
-pub fn emulated_api_versions(push_config: Option<ApiKey>) -> ApiVersionsResponse {
+/// `push_config` (its provisional api key) when the broker supports it, and with `sasl` (a SASL
+/// listener: the client under test [`uses_sasl`](super::client::uses_sasl)) SaslHandshake v0-1
+/// and SaslAuthenticate v0-2. Keys are sorted, as Kafka sends them.
+pub fn emulated_api_versions(push_config: Option<ApiKey>, sasl: bool) -> ApiVersionsResponse {
     let mut keys = handshake_api_versions(push_config);
     advertise_metadata(&mut keys);
+    if sasl {
+        keys.push(range(
+            ApiKey::SASL_HANDSHAKE,
+            SaslHandshakeRequest::VALID_VERSIONS,
+        ));
+        keys.push(range(
+            ApiKey::SASL_AUTHENTICATE,
+            SaslAuthenticateRequest::VALID_VERSIONS,
+        ));
+        keys.sort_by_key(|k| k.api_key);
+    }
     ApiVersionsResponse {
         api_keys: keys,
         throttle_time_ms: Some(0),
@@ -74,6 +93,26 @@ pub fn advertise_metadata(keys: &mut Vec<ApiVersion>) {
     keys.retain(|k| k.api_key != ApiKey::METADATA.0);
     keys.push(range(ApiKey::METADATA, METADATA_VERSIONS));
     keys.sort_by_key(|k| k.api_key);
+}
+
+/// An emulated broker's SaslHandshake answer: no error, [`SASL_MECHANISM`] enabled.
+pub fn sasl_handshake_answer() -> SaslHandshakeResponse {
+    SaslHandshakeResponse {
+        error_code: ErrorCode::NONE.0,
+        mechanisms: vec![SASL_MECHANISM.into()],
+    }
+}
+
+/// An emulated broker's SaslAuthenticate answer: the token is accepted (no error, a null
+/// message, no server token, no session lifetime). A scenario that wants authentication to
+/// fail answers SASL_AUTHENTICATION_FAILED itself.
+pub fn sasl_authenticate_answer() -> SaslAuthenticateResponse {
+    SaslAuthenticateResponse {
+        error_code: ErrorCode::NONE.0,
+        error_message: None,
+        session_lifetime_ms: Some(0),
+        ..Default::default()
+    }
 }
 
 /// KIP-511: what a broker that advertises `advertised` answers to an ApiVersions request at a
@@ -372,10 +411,17 @@ mod tests {
     #[test]
     fn the_list_has_metadata_4_to_13_api_versions_0_to_5_and_push_config_when_supported() {
         assert_eq!(
-            keys(&emulated_api_versions(Some(ApiKey(95)))),
+            keys(&emulated_api_versions(Some(ApiKey(95)), false)),
             [(3, 4, 13), (18, 0, 5), (95, 0, 0)]
         );
-        assert_eq!(keys(&emulated_api_versions(None)), [(3, 4, 13), (18, 0, 5)]);
+        assert_eq!(
+            keys(&emulated_api_versions(None, false)),
+            [(3, 4, 13), (18, 0, 5)]
+        );
+        assert_eq!(
+            keys(&emulated_api_versions(Some(ApiKey(95)), true)),
+            [(3, 4, 13), (17, 0, 1), (18, 0, 5), (36, 0, 2), (95, 0, 0)]
+        );
         let mut listed = vec![range(ApiKey::METADATA, VersionRange::new(0, 1))];
         advertise_metadata(&mut listed);
         assert_eq!(
@@ -395,7 +441,7 @@ mod tests {
         let req = read_request(&frame, &numbers()).unwrap();
         assert!(req.is_unspoken_api_versions());
         let answer = req
-            .answer_unspoken_api_versions(emulated_api_versions(None))
+            .answer_unspoken_api_versions(emulated_api_versions(None, false))
             .unwrap();
         let d =
             codec::decode_response_frame(&answer, answer.len(), ApiKey::API_VERSIONS, 6).unwrap();

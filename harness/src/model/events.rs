@@ -140,6 +140,22 @@ pub enum Event {
         /// True if it advertises PushConfig with version 0 in range.
         push_config: bool,
     },
+    /// SASL authentication on the connection to `node` succeeded (SaslAuthenticate answered
+    /// without error): the connection may now carry the PushConfig (KIP-1324: "after
+    /// authentication (if any)").
+    Authenticated {
+        /// The node.
+        node: NodeId,
+    },
+    /// SASL authentication on the connection to `node` failed (an error in the SaslHandshake
+    /// or SaslAuthenticate answer, or the broker does not enable the mechanism): the client
+    /// closes that connection and sends nothing more on it.
+    AuthenticationFailed {
+        /// The node.
+        node: NodeId,
+        /// The canonical code (UNSUPPORTED_SASL_MECHANISM when the mechanism is not listed).
+        error_code: ErrorCode,
+    },
     /// The RNG chose the node for the handshake among the candidates.
     NodeChosen {
         /// The node.

@@ -108,6 +108,10 @@ faults! {
     RehandshakeAfterRejection => "rehandshake-after-rejection",
     /// Client: a non-retriable rejection does not release the user requests held for the handshake; they wait for its deadline.
     RejectionKeepsRequestsHeld => "rejection-keeps-requests-held",
+    /// Client: on a SASL connection PushConfig goes out as soon as ApiVersions is answered, before SASL authentication has completed.
+    PushBeforeAuthentication => "push-before-authentication",
+    /// Client: the SaslAuthenticate answer's error code is not checked, so a connection whose authentication failed counts as authenticated and gets the PushConfig.
+    PushAfterFailedAuthentication => "push-after-failed-authentication",
     /// Broker: PushConfig is advertised in ApiVersions even without a policy configured.
     AdvertisesWithoutPolicy => "advertises-without-policy",
     /// Broker: no `client.config.max.bytes` check at all.
@@ -200,6 +204,8 @@ faults! {
     AuditSkipsStaticConfigs => "audit-skips-static-configs",
     /// Controller: the metadata.version audit applies the validators of the current level instead of the target level.
     AuditAtCurrentLevel => "audit-at-current-level",
+    /// Controller: an Envelope's ResponseData carries the forwarded response's body without its response header.
+    ForwardedResponseWithoutHeader => "forwarded-response-without-header",
 }
 
 impl Fault {

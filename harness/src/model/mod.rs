@@ -28,7 +28,9 @@ pub use backoff::ExponentialBackoff;
 pub use broker::{
     BrokerConfigError, BrokerModel, BrokerReply, BrokerRequest, BrokerSettings, PolicyVerdict,
 };
-pub use client::{ClientConfigError, ClientInput, ClientModel, ClientOutput, HandshakeState};
+pub use client::{
+    uses_sasl, ClientConfigError, ClientInput, ClientModel, ClientOutput, HandshakeState,
+};
 pub use cluster::{Awaited, Cluster, ClusterError, Outgoing, Release, Sender};
 pub use config_def::{
     client_definitions, ClientType, ConfigType, ConfigTypeNumbering, ConfigValue,
@@ -36,7 +38,8 @@ pub use config_def::{
 pub use controller::{ControllerModel, MetadataRecord, RegisteredBroker, ReplayError};
 pub use emulated::{
     advertise_metadata, api_versions_unsupported, emulated_api_versions, handshake_api_versions,
-    is_valid_topic_name, metadata_answer, read_request, InPlaceError, MetadataBroker, TopicCatalog,
+    is_valid_topic_name, metadata_answer, read_request, sasl_authenticate_answer,
+    sasl_handshake_answer, InPlaceError, MetadataBroker, TopicCatalog, SASL_MECHANISM,
 };
 pub use events::{Event, LoggedEvent, NodeId};
 pub use faults::{Fault, Faults};

@@ -47,13 +47,18 @@ pub struct Against<'a> {
 
 /// Checks `body` against `to`.
 pub fn check_body(body: &Value, to: &Against<'_>) -> Result<(), BodyError> {
+    check_body_at(body, to, "body")
+}
+
+/// Checks `body` against `to`, its paths named from `root` (`body`, `inner.body`, `inner`).
+pub fn check_body_at(body: &Value, to: &Against<'_>, root_name: &str) -> Result<(), BodyError> {
     let mut at = Vec::new();
     let root = Pos {
         shape: Shape::Struct(to.message.root),
         nullable: false,
         key: "",
     };
-    Walk { to }.go(body, root, &mut at, "body")
+    Walk { to }.go(body, root, &mut at, root_name)
 }
 
 /// A place in a message: what it holds, whether null is allowed there, and the name of the

@@ -101,6 +101,7 @@ impl ScenarioBuilder {
             body: Some(body),
             fill: None,
             client_id: None,
+            inner: None,
         }))
     }
 
@@ -110,6 +111,7 @@ impl ScenarioBuilder {
             conn: 0,
             body: Some(body),
             mode: MatchMode::Subset,
+            inner: None,
         }))
     }
 
@@ -125,6 +127,7 @@ impl ScenarioBuilder {
             after_ms: None,
             encoded_size: None,
             capture_node: None,
+            optional: false,
         }))
     }
 

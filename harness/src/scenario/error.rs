@@ -157,6 +157,9 @@ pub enum StepError {
     /// `send` has both `body` and `fill`.
     #[error("send: body and fill are exclusive")]
     BodyAndFill,
+    /// `send.inner` on an API other than Envelope.
+    #[error("send: inner is for Envelope only")]
+    InnerNotEnvelope,
     /// `send.fill` on an API other than PushConfig.
     #[error("send: fill is for PushConfig only")]
     FillNotPushConfig,

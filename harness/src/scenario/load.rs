@@ -9,7 +9,7 @@ use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 use serde_saphyr::Spanned;
 
-use super::body_schema::{check_body, Against, BodyError, Seg};
+use super::body_schema::{check_body, check_body_at, Against, BodyError, Seg};
 use super::error::{
     FillError, LoadError, LoadErrorKind, ProfileOverrideError, RepeatError, StepError,
     TypedBodyError,
@@ -69,11 +69,34 @@ pub enum Compiled {
     Request(Box<RequestBody>),
     /// A `send_raw` step's frame bytes.
     Raw(Vec<u8>),
+    /// A `send` step's Envelope body and the typed request it forwards (its `RequestData`
+    /// is encoded when sent, with the correlation id of the moment).
+    Enveloped {
+        /// The Envelope body (`RequestData` left empty).
+        envelope: Box<RequestBody>,
+        /// The forwarded request's API key (canonical), version and client id.
+        header: (crate::codec::ApiKey, i16, String),
+        /// The forwarded request's body.
+        inner: Box<RequestBody>,
+    },
 }
 
 /// What a step sends, built once.
 fn compile(step: &Step, numbers: &ProvisionalNumbers) -> Result<Compiled, StepError> {
     Ok(match step {
+        Step::Send(s) if s.inner.is_some() => {
+            let inner = s.inner.as_ref().ok_or(StepError::InnerNotEnvelope)?;
+            let body = typed_body::<RequestBody>(&inner.api, inner.body.as_ref(), numbers)?;
+            Compiled::Enveloped {
+                envelope: Box::new(typed_body::<RequestBody>(&s.api, s.body.as_ref(), numbers)?),
+                header: (
+                    body.api_key(),
+                    inner.version,
+                    inner.client_id.clone().unwrap_or_else(|| "kipcheck".into()),
+                ),
+                inner: Box::new(body),
+            }
+        }
         Step::Send(s) => Compiled::Request(Box::new(match &s.fill {
             Some(fill) => RequestBody::PushConfig(
                 super::fill::fill_push_config(fill).map_err(StepError::Fill)?,
@@ -399,6 +422,16 @@ fn validate_step(step: &Step) -> Result<(), StepError> {
             if !info.valid.contains(s.version) {
                 return Err(version_error("send", info, s.version));
             }
+            if let Some(inner) = &s.inner {
+                if info.api_key != crate::codec::ApiKey::ENVELOPE || s.fill.is_some() {
+                    return Err(StepError::InnerNotEnvelope);
+                }
+                let i = RequestBody::info_by_name(&inner.api)
+                    .ok_or_else(|| unknown_api("send.inner", &inner.api))?;
+                if !i.valid.contains(inner.version) {
+                    return Err(version_error("send.inner", i, inner.version));
+                }
+            }
             // The body itself is built (and so checked) by `compile`.
             Ok(())
         }
@@ -408,7 +441,10 @@ fn validate_step(step: &Step) -> Result<(), StepError> {
             }
             Ok(())
         }
-        Step::ExpectResponse(e) => check_pattern(e.body.as_ref()),
+        Step::ExpectResponse(e) => {
+            check_pattern(e.body.as_ref())?;
+            check_pattern(e.inner.as_ref())
+        }
         Step::ExpectOneOf(outcomes) => {
             if outcomes.len() < 2 {
                 return Err(StepError::OneOfTooFew);
@@ -567,6 +603,8 @@ struct Pending {
     version: i16,
     /// Index of the step that sent it.
     step: usize,
+    /// An Envelope's forwarded request: the schema of its answer and its version.
+    inner: Option<(&'static MessageSchema, i16)>,
 }
 
 /// Pairs body patterns with the message and version they will be compared with, in step
@@ -619,23 +657,22 @@ impl Pairing {
         let body = [Seg::Key("body".into())];
         match step {
             Step::Send(s) => {
-                let request = RequestBody::info_by_name(&s.api).and_then(schema_of);
-                if let (Some(schema), Some(b)) = (request, &s.body) {
-                    let version = [s.version];
-                    let to = Against {
-                        message: schema,
-                        versions: Some(&version),
-                        what: "request",
-                        note: None,
-                        literal: true,
-                    };
-                    check_body(b, &to).map_err(|x| under("send", &body, x))?;
-                }
+                check_sent(&s.api, s.version, s.body.as_ref(), &body)?;
+                let inner = match &s.inner {
+                    Some(r) => {
+                        let at = [Seg::Key("inner".into()), Seg::Key("body".into())];
+                        check_sent(&r.api, r.version, r.body.as_ref(), &at)?;
+                        let answer = ResponseBody::info_by_name(&r.api).and_then(schema_of);
+                        answer.map(|schema| (schema, r.version))
+                    }
+                    None => None,
+                };
                 if let Some(schema) = ResponseBody::info_by_name(&s.api).and_then(schema_of) {
                     self.sent.entry(s.conn).or_default().push_back(Pending {
                         schema,
                         version: s.version,
                         step: i,
+                        inner,
                     });
                 }
             }
@@ -646,6 +683,7 @@ impl Pairing {
                             schema,
                             version,
                             step: i,
+                            inner: None,
                         });
                     }
                 }
@@ -653,7 +691,20 @@ impl Pairing {
             Step::ExpectResponse(e) => {
                 let answered = self.response(e.conn);
                 if let (Some(p), Some(b)) = (answered, &e.body) {
-                    check_response(b, p).map_err(|x| under("expect_response", &body, x))?;
+                    check_response(b, p, "body").map_err(|x| under("expect_response", &body, x))?;
+                }
+                if let (Some(p), Some(b)) = (answered, &e.inner) {
+                    if let Some((schema, version)) = p.inner {
+                        let inner = Pending {
+                            schema,
+                            version,
+                            inner: None,
+                            ..p
+                        };
+                        let at = [Seg::Key("inner".into())];
+                        check_response(b, inner, "inner")
+                            .map_err(|x| under("expect_response", &at, x))?;
+                    }
                 }
             }
             Step::ExpectClose(c) => {
@@ -673,7 +724,8 @@ impl Pairing {
                         if let Some(b) = &r.body {
                             let inner =
                                 [Seg::Index(j), Seg::Key("response".into()), body[0].clone()];
-                            check_response(b, p).map_err(|x| under("expect_one_of", &inner, x))?;
+                            check_response(b, p, "body")
+                                .map_err(|x| under("expect_one_of", &inner, x))?;
                         }
                     }
                 }
@@ -694,6 +746,8 @@ impl Pairing {
                     check_body(b, &to).map_err(|x| under("expect_request", &body, x))?;
                 }
                 match ResponseBody::info(info.api_key).and_then(schema_of) {
+                    // An optional request is answered by its own step.
+                    _ if e.optional => {}
                     Some(schema) => {
                         self.asked
                             .push_back((e.from.as_ref().and_then(Nodes::single), schema, i))
@@ -731,8 +785,33 @@ impl Pairing {
     }
 }
 
+/// Checks a body `send` sends as written (at `at`: `body`, `inner.body`) against the request
+/// of `api` at `version`.
+fn check_sent(api: &str, version: i16, b: Option<&Value>, at: &[Seg]) -> Result<(), BodyError> {
+    let request = RequestBody::info_by_name(api).and_then(schema_of);
+    let (Some(schema), Some(b)) = (request, b) else {
+        return Ok(());
+    };
+    let version = [version];
+    let to = Against {
+        message: schema,
+        versions: Some(&version),
+        what: "request",
+        note: None,
+        literal: true,
+    };
+    let root: Vec<String> = at
+        .iter()
+        .filter_map(|s| match s {
+            Seg::Key(k) => Some(k.clone()),
+            _ => None,
+        })
+        .collect();
+    check_body_at(b, &to, &root.join(".")).map_err(|x| under("send", at, x))
+}
+
 /// Checks an expected response body against the answer to `p`.
-fn check_response(body: &Value, p: Pending) -> Result<(), BodyError> {
+fn check_response(body: &Value, p: Pending, root: &str) -> Result<(), BodyError> {
     let key = crate::codec::ApiKey(p.schema.api_key.unwrap_or(-1));
     let versions = crate::codec::response_body_versions(key, p.version);
     if versions.is_empty() {
@@ -746,7 +825,7 @@ fn check_response(body: &Value, p: Pending) -> Result<(), BodyError> {
         note: Some(&note),
         literal: false,
     };
-    check_body(body, &to)
+    check_body_at(body, &to, root)
 }
 
 /// A YAML node with the positions of its keys and elements, for pointing at one place of

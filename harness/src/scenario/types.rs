@@ -289,6 +289,28 @@ pub struct SendStep {
     /// Client id in the header.
     #[serde(default)]
     pub client_id: Option<String>,
+    /// With `api: Envelope` only: the request the Envelope forwards, written typed; kipcheck
+    /// encodes its header and body as the Envelope's `RequestData` (the `body` gives
+    /// `RequestPrincipal` and `ClientHostAddress`).
+    #[serde(default)]
+    pub inner: Option<InnerRequest>,
+}
+
+/// A request forwarded inside an Envelope (API 58), as a KRaft broker forwards a client's
+/// request to the controller.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InnerRequest {
+    /// API name (`IncrementalAlterConfigs`, ...).
+    pub api: String,
+    /// Version.
+    pub version: i16,
+    /// Body in Kafka's field names; error codes may be written by name.
+    #[serde(default)]
+    pub body: Option<Value>,
+    /// Client id in its header (default `kipcheck`).
+    #[serde(default)]
+    pub client_id: Option<String>,
 }
 
 /// kipcheck sends raw bytes (a whole frame, size prefix included) to the target.
@@ -321,6 +343,12 @@ pub struct ExpectResponseStep {
     /// Subset or exact.
     #[serde(default, rename = "match")]
     pub mode: MatchMode,
+    /// For the answer to a `send` with `inner`: the forwarded request's answer, decoded from
+    /// the Envelope's `ResponseData` (its header's correlation id must be the inner
+    /// request's), matched against this pattern (same `match` mode). A null `ResponseData`
+    /// fails it.
+    #[serde(default)]
+    pub inner: Option<Value>,
 }
 
 /// The target closes a connection without answering.
@@ -407,6 +435,13 @@ pub struct ExpectRequestStep {
     /// `repeat.distinct` and `$eq_captured`/`$ne_captured`.
     #[serde(default)]
     pub capture_node: Option<String>,
+    /// The request may be left out (e.g. the second ApiVersions Java's NetworkClient sends
+    /// after SASL authentication): when the client's next request is another API or goes to
+    /// a node `from` does not allow, it is left for the next step, and when none comes within
+    /// `within_ms` the step passes too. One that comes is judged as usual and answered at once
+    /// with the default answer (as `respond` without a body).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub optional: bool,
 }
 
 /// Bounds on a request's encoded size, in bytes under a size measure.

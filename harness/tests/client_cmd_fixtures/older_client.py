@@ -10,6 +10,12 @@ Usage: older_client.py HOST:PORT [MODE] [CONFIG]
   garbage    send a negative frame size, then wait for stdin to close.
   crash      send ApiVersions v3, read the answer, print to stderr, exit 3.
   exit       the normal exchange, then exit 0 at once (without waiting for stdin to close).
+  sasl       ApiVersions v3, then SASL/PLAIN as a Java client does it (SaslHandshake v1,
+             SaslAuthenticate v2), ApiVersions v3 again on the authenticated connection (what
+             Java's NetworkClient sends), then PushConfig v0 (an empty config list), each answer
+             read before the next request; then wait for stdin to close.
+  sasl-early the same, but PushConfig right after the SaslHandshake answer (before
+             authenticating), then SaslAuthenticate.
 CONFIG (kipcheck's {config}) is read and checked to name kipcheck.client.type when given.
 """
 import socket
@@ -64,6 +70,28 @@ def read_exact(sock, n):
     return buf
 
 
+def sasl(sock, mode, eof):
+    """The SASL exchange of mode `sasl` / `sasl-early` (see the module doc)."""
+    mech = b"PLAIN"
+    sock.sendall(frame(17, 1, 2, struct.pack(">h", len(mech)) + mech, False))
+    read_frame(sock)
+    push = frame(95, 0, 5, b"\x01\x00", True)
+    if mode == "sasl-early":
+        sock.sendall(push)
+    token = b"\x00alice\x00secret"
+    sock.sendall(frame(36, 2, 3, bytes([len(token) + 1]) + token + b"\x00", True))
+    read_frame(sock)
+    name, ver = b"older", b"1.0"
+    body = bytes([len(name) + 1]) + name + bytes([len(ver) + 1]) + ver + b"\x00"
+    sock.sendall(frame(18, 3, 4, body, True))
+    read_frame(sock)
+    if mode == "sasl":
+        sock.sendall(push)
+    eof.wait()
+    sock.close()
+    return 0
+
+
 def main():
     host, port = sys.argv[1].rsplit(":", 1)
     mode = sys.argv[2] if len(sys.argv) > 2 else "normal"
@@ -86,6 +114,8 @@ def main():
     with lock:
         state["released"] = True
         release(state["pending"])
+    if mode in ("sasl", "sasl-early"):
+        return sasl(sock, mode, eof)
     if mode == "crash":
         sys.stderr.write("older_client: simulated crash after ApiVersions\n")
         return 3

@@ -124,7 +124,9 @@ async fn handle_frame(
         // A client newer than kipcheck's codec meets a broker that speaks less: answered as
         // any such broker does (KIP-511), and the client retries with a version the
         // scenario's steps see.
-        let advertised = emulated_api_versions(Some(shared.numbers.push_config_api_key));
+        // (Without the SASL entries: the listener does not know the scenario's client config;
+        // the answer to the spoken version the client retries with comes from the steps.)
+        let advertised = emulated_api_versions(Some(shared.numbers.push_config_api_key), false);
         req.answer_unspoken_api_versions(advertised)
     } else if req.api_key == ApiKey::METADATA {
         let known: Vec<String> = TOPICS.iter().map(|t| (*t).to_owned()).collect();

@@ -22,6 +22,8 @@ pub mod describe_cluster_request;
 pub mod describe_cluster_response;
 pub mod describe_configs_request;
 pub mod describe_configs_response;
+pub mod envelope_request;
+pub mod envelope_response;
 pub mod feature_level_record;
 pub mod fetch_request;
 pub mod fetch_response;
@@ -39,6 +41,10 @@ pub mod register_broker_record;
 pub mod remove_topic_record;
 pub mod request_header;
 pub mod response_header;
+pub mod sasl_authenticate_request;
+pub mod sasl_authenticate_response;
+pub mod sasl_handshake_request;
+pub mod sasl_handshake_response;
 pub mod topic_record;
 pub mod unregister_broker_record;
 pub mod unregister_broker_request;
@@ -62,6 +68,8 @@ pub use describe_cluster_request::DescribeClusterRequest;
 pub use describe_cluster_response::DescribeClusterResponse;
 pub use describe_configs_request::DescribeConfigsRequest;
 pub use describe_configs_response::DescribeConfigsResponse;
+pub use envelope_request::EnvelopeRequest;
+pub use envelope_response::EnvelopeResponse;
 pub use feature_level_record::FeatureLevelRecord;
 pub use fetch_request::FetchRequest;
 pub use fetch_response::FetchResponse;
@@ -79,6 +87,10 @@ pub use register_broker_record::RegisterBrokerRecord;
 pub use remove_topic_record::RemoveTopicRecord;
 pub use request_header::RequestHeader;
 pub use response_header::ResponseHeader;
+pub use sasl_authenticate_request::SaslAuthenticateRequest;
+pub use sasl_authenticate_response::SaslAuthenticateResponse;
+pub use sasl_handshake_request::SaslHandshakeRequest;
+pub use sasl_handshake_response::SaslHandshakeResponse;
 pub use topic_record::TopicRecord;
 pub use unregister_broker_record::UnregisterBrokerRecord;
 pub use unregister_broker_request::UnregisterBrokerRequest;
@@ -91,13 +103,16 @@ crate::codec::dispatch::bodies! {
     RequestBody {
         Fetch(1) => FetchRequest,
         Metadata(3) => MetadataRequest,
+        SaslHandshake(17) => SaslHandshakeRequest,
         ApiVersions(18) => ApiVersionsRequest,
         CreateTopics(19) => CreateTopicsRequest,
         DeleteTopics(20) => DeleteTopicsRequest,
         DescribeConfigs(32) => DescribeConfigsRequest,
         AlterConfigs(33) => AlterConfigsRequest,
+        SaslAuthenticate(36) => SaslAuthenticateRequest,
         IncrementalAlterConfigs(44) => IncrementalAlterConfigsRequest,
         UpdateFeatures(57) => UpdateFeaturesRequest,
+        Envelope(58) => EnvelopeRequest,
         DescribeCluster(60) => DescribeClusterRequest,
         BrokerRegistration(62) => BrokerRegistrationRequest,
         UnregisterBroker(64) => UnregisterBrokerRequest,
@@ -112,13 +127,16 @@ crate::codec::dispatch::bodies! {
     ResponseBody {
         Fetch(1) => FetchResponse,
         Metadata(3) => MetadataResponse,
+        SaslHandshake(17) => SaslHandshakeResponse,
         ApiVersions(18) => ApiVersionsResponse,
         CreateTopics(19) => CreateTopicsResponse,
         DeleteTopics(20) => DeleteTopicsResponse,
         DescribeConfigs(32) => DescribeConfigsResponse,
         AlterConfigs(33) => AlterConfigsResponse,
+        SaslAuthenticate(36) => SaslAuthenticateResponse,
         IncrementalAlterConfigs(44) => IncrementalAlterConfigsResponse,
         UpdateFeatures(57) => UpdateFeaturesResponse,
+        Envelope(58) => EnvelopeResponse,
         DescribeCluster(60) => DescribeClusterResponse,
         BrokerRegistration(62) => BrokerRegistrationResponse,
         UnregisterBroker(64) => UnregisterBrokerResponse,

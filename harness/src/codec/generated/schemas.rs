@@ -128,6 +128,22 @@ pub static SCHEMAS: &[MessageSchema] = &[
         root: &DESCRIBE_CONFIGS_RESPONSE__DESCRIBE_CONFIGS_RESPONSE,
     },
     MessageSchema {
+        name: "EnvelopeRequest",
+        kind: SchemaKind::Request,
+        api_key: Some(58),
+        valid: VersionRange::new(0, 0),
+        flexible: VersionRange::new(0, i16::MAX),
+        root: &ENVELOPE_REQUEST__ENVELOPE_REQUEST,
+    },
+    MessageSchema {
+        name: "EnvelopeResponse",
+        kind: SchemaKind::Response,
+        api_key: Some(58),
+        valid: VersionRange::new(0, 0),
+        flexible: VersionRange::new(0, i16::MAX),
+        root: &ENVELOPE_RESPONSE__ENVELOPE_RESPONSE,
+    },
+    MessageSchema {
         name: "FeatureLevelRecord",
         kind: SchemaKind::Metadata,
         api_key: Some(12),
@@ -262,6 +278,38 @@ pub static SCHEMAS: &[MessageSchema] = &[
         valid: VersionRange::new(0, 1),
         flexible: VersionRange::new(1, i16::MAX),
         root: &RESPONSE_HEADER__RESPONSE_HEADER,
+    },
+    MessageSchema {
+        name: "SaslAuthenticateRequest",
+        kind: SchemaKind::Request,
+        api_key: Some(36),
+        valid: VersionRange::new(0, 2),
+        flexible: VersionRange::new(2, i16::MAX),
+        root: &SASL_AUTHENTICATE_REQUEST__SASL_AUTHENTICATE_REQUEST,
+    },
+    MessageSchema {
+        name: "SaslAuthenticateResponse",
+        kind: SchemaKind::Response,
+        api_key: Some(36),
+        valid: VersionRange::new(0, 2),
+        flexible: VersionRange::new(2, i16::MAX),
+        root: &SASL_AUTHENTICATE_RESPONSE__SASL_AUTHENTICATE_RESPONSE,
+    },
+    MessageSchema {
+        name: "SaslHandshakeRequest",
+        kind: SchemaKind::Request,
+        api_key: Some(17),
+        valid: VersionRange::new(0, 1),
+        flexible: VersionRange::new(0, -1),
+        root: &SASL_HANDSHAKE_REQUEST__SASL_HANDSHAKE_REQUEST,
+    },
+    MessageSchema {
+        name: "SaslHandshakeResponse",
+        kind: SchemaKind::Response,
+        api_key: Some(17),
+        valid: VersionRange::new(0, 1),
+        flexible: VersionRange::new(0, -1),
+        root: &SASL_HANDSHAKE_RESPONSE__SASL_HANDSHAKE_RESPONSE,
     },
     MessageSchema {
         name: "TopicRecord",
@@ -1698,6 +1746,62 @@ static DESCRIBE_CONFIGS_RESPONSE__DESCRIBE_CONFIGS_SYNONYM: StructSchema = Struc
             name: "Source",
             ty: FieldType::Scalar(Scalar::Int8),
             versions: VersionRange::new(1, 4),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static ENVELOPE_REQUEST__ENVELOPE_REQUEST: StructSchema = StructSchema {
+    name: "EnvelopeRequest",
+    versions: VersionRange::new(0, 0),
+    unknown_tagged: VersionRange::new(0, 0),
+    fields: &[
+        FieldSchema {
+            name: "RequestData",
+            ty: FieldType::Scalar(Scalar::Bytes),
+            versions: VersionRange::new(0, 0),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "RequestPrincipal",
+            ty: FieldType::Scalar(Scalar::Bytes),
+            versions: VersionRange::new(0, 0),
+            nullable: VersionRange::new(0, 0),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "ClientHostAddress",
+            ty: FieldType::Scalar(Scalar::Bytes),
+            versions: VersionRange::new(0, 0),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static ENVELOPE_RESPONSE__ENVELOPE_RESPONSE: StructSchema = StructSchema {
+    name: "EnvelopeResponse",
+    versions: VersionRange::new(0, 0),
+    unknown_tagged: VersionRange::new(0, 0),
+    fields: &[
+        FieldSchema {
+            name: "ResponseData",
+            ty: FieldType::Scalar(Scalar::Bytes),
+            versions: VersionRange::new(0, 0),
+            nullable: VersionRange::new(0, 0),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "ErrorCode",
+            ty: FieldType::Scalar(Scalar::Int16),
+            versions: VersionRange::new(0, 0),
             nullable: VersionRange::new(0, -1),
             tagged: VersionRange::new(0, -1),
             tag: None,
@@ -3265,6 +3369,102 @@ static RESPONSE_HEADER__RESPONSE_HEADER: StructSchema = StructSchema {
         FieldSchema {
             name: "CorrelationId",
             ty: FieldType::Scalar(Scalar::Int32),
+            versions: VersionRange::new(0, 1),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static SASL_AUTHENTICATE_REQUEST__SASL_AUTHENTICATE_REQUEST: StructSchema = StructSchema {
+    name: "SaslAuthenticateRequest",
+    versions: VersionRange::new(0, 2),
+    unknown_tagged: VersionRange::new(2, 2),
+    fields: &[
+        FieldSchema {
+            name: "AuthBytes",
+            ty: FieldType::Scalar(Scalar::Bytes),
+            versions: VersionRange::new(0, 2),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static SASL_AUTHENTICATE_RESPONSE__SASL_AUTHENTICATE_RESPONSE: StructSchema = StructSchema {
+    name: "SaslAuthenticateResponse",
+    versions: VersionRange::new(0, 2),
+    unknown_tagged: VersionRange::new(2, 2),
+    fields: &[
+        FieldSchema {
+            name: "ErrorCode",
+            ty: FieldType::Scalar(Scalar::Int16),
+            versions: VersionRange::new(0, 2),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "ErrorMessage",
+            ty: FieldType::Scalar(Scalar::String),
+            versions: VersionRange::new(0, 2),
+            nullable: VersionRange::new(0, 2),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "AuthBytes",
+            ty: FieldType::Scalar(Scalar::Bytes),
+            versions: VersionRange::new(0, 2),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "SessionLifetimeMs",
+            ty: FieldType::Scalar(Scalar::Int64),
+            versions: VersionRange::new(1, 2),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static SASL_HANDSHAKE_REQUEST__SASL_HANDSHAKE_REQUEST: StructSchema = StructSchema {
+    name: "SaslHandshakeRequest",
+    versions: VersionRange::new(0, 1),
+    unknown_tagged: VersionRange::new(0, -1),
+    fields: &[
+        FieldSchema {
+            name: "Mechanism",
+            ty: FieldType::Scalar(Scalar::String),
+            versions: VersionRange::new(0, 1),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+    ],
+};
+
+static SASL_HANDSHAKE_RESPONSE__SASL_HANDSHAKE_RESPONSE: StructSchema = StructSchema {
+    name: "SaslHandshakeResponse",
+    versions: VersionRange::new(0, 1),
+    unknown_tagged: VersionRange::new(0, -1),
+    fields: &[
+        FieldSchema {
+            name: "ErrorCode",
+            ty: FieldType::Scalar(Scalar::Int16),
+            versions: VersionRange::new(0, 1),
+            nullable: VersionRange::new(0, -1),
+            tagged: VersionRange::new(0, -1),
+            tag: None,
+        },
+        FieldSchema {
+            name: "Mechanisms",
+            ty: FieldType::ScalarArray(Scalar::String),
             versions: VersionRange::new(0, 1),
             nullable: VersionRange::new(0, -1),
             tagged: VersionRange::new(0, -1),

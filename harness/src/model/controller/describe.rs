@@ -27,12 +27,13 @@ use crate::model::server_config::{resource_type, ServerConfigKey};
 use crate::model::time::Millis;
 
 /// APIs the controller model answers besides ApiVersions (what it advertises).
-pub const CONTROLLER_APIS: [ApiKey; 8] = [
+pub const CONTROLLER_APIS: [ApiKey; 9] = [
     ApiKey::CREATE_TOPICS,
     ApiKey::DESCRIBE_CONFIGS,
     ApiKey::ALTER_CONFIGS,
     ApiKey::INCREMENTAL_ALTER_CONFIGS,
     ApiKey::UPDATE_FEATURES,
+    ApiKey::ENVELOPE,
     ApiKey::DESCRIBE_CLUSTER,
     ApiKey::BROKER_REGISTRATION,
     ApiKey::UNREGISTER_BROKER,

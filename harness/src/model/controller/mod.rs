@@ -10,7 +10,8 @@
 //! (AlterConfigs and IncrementalAlterConfigs), `features.rs` (UpdateFeatures and the
 //! metadata.version audit), `topics.rs` (TopicRecords, CreateTopics) and `describe.rs`
 //! (what a client reads back: ApiVersions, DescribeConfigs, DescribeCluster,
-//! UnregisterBroker). This file holds the state and the types they share.
+//! UnregisterBroker), `envelope.rs` (the one request dispatch, and Envelope: a forwarded
+//! request handled as a direct one). This file holds the state and the types they share.
 
 use std::collections::BTreeMap;
 
@@ -22,6 +23,7 @@ use crate::model::server_config::ServerConfigDefs;
 
 mod alter_configs;
 pub mod describe;
+pub mod envelope;
 mod features;
 mod log;
 mod registration;

@@ -35,7 +35,15 @@ impl Kind {
 /// Every `bytes` field of every message both codecs know, as (message, field): the only
 /// values whose JSON form differs (base64 in Kafka's, hex in ours). A test checks this list
 /// against `harness/messages/*.json`, so a new bytes field cannot be missed.
-pub const BYTES_FIELDS: &[(&str, &str)] = &[("PushTelemetryRequest", "Metrics")];
+pub const BYTES_FIELDS: &[(&str, &str)] = &[
+    ("EnvelopeRequest", "RequestData"),
+    ("EnvelopeRequest", "RequestPrincipal"),
+    ("EnvelopeRequest", "ClientHostAddress"),
+    ("EnvelopeResponse", "ResponseData"),
+    ("PushTelemetryRequest", "Metrics"),
+    ("SaslAuthenticateRequest", "AuthBytes"),
+    ("SaslAuthenticateResponse", "AuthBytes"),
+];
 
 /// Field names in our definitions that start with a lower-case letter (Kafka's spec spells
 /// them so), as (message, field): they keep their spelling in our serde form. Per message,

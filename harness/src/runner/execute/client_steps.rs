@@ -27,6 +27,15 @@ use crate::scenario::{
     RespondStep,
 };
 
+/// The canonical API key of a request frame (size prefix included), read from its header
+/// alone; `None` when the header does not decode.
+fn request_api(frame: &[u8], numbers: &codec::ProvisionalNumbers) -> Option<ApiKey> {
+    let payload = frame.get(4..).unwrap_or_default();
+    codec::decode_request_header(payload, 4, numbers)
+        .ok()
+        .map(|(_, _, key, _)| key)
+}
+
 impl Exec<'_> {
     /// `expect_request`: the client target sends the expected request.
     pub(super) async fn expect_request(&mut self, e: &ExpectRequestStep) -> Result<(), StepFail> {
@@ -38,6 +47,16 @@ impl Exec<'_> {
             None => e.within_ms,
         };
         let got = self.next_request_from(e.from.as_ref(), wait).await?;
+        if e.optional {
+            match got {
+                None => return Ok(()),
+                Some(r) if !self.is_expected(&r, e) => {
+                    self.held.push_front(r);
+                    return Ok(());
+                }
+                Some(_) => {}
+            }
+        }
         let measured = got
             .as_ref()
             .map(|r| r.at_ms.saturating_sub(self.last_step_end));
@@ -118,7 +137,21 @@ impl Exec<'_> {
         if let Some(name) = &e.capture_node {
             self.captures.insert(name, serde_json::Value::from(node));
         }
+        if e.optional {
+            let taken = self.received.get_mut(&node).and_then(VecDeque::pop_back);
+            if let Some(req) = taken {
+                self.answer(node, req, None).await?;
+            }
+        }
         Ok(())
+    }
+
+    /// Whether `req` is of the step's API and to a node it allows (an optional request that
+    /// is not is left for the next step).
+    fn is_expected(&self, req: &crate::adapter::OutRequest, e: &ExpectRequestStep) -> bool {
+        e.from.as_ref().is_none_or(|f| f.contains(req.node))
+            && RequestBody::info_by_name(&e.api).map(|i| i.api_key)
+                == request_api(&req.frame, &self.numbers)
     }
 
     /// `respond`: kipcheck, as an emulated node, answers the oldest unanswered request.
@@ -129,9 +162,19 @@ impl Exec<'_> {
                 r.to
             )));
         };
+        self.answer(r.to, req, r.body.as_ref()).await
+    }
+
+    /// Node `node` answers `req` with `body` (the default answer when `None`).
+    async fn answer(
+        &mut self,
+        node: i32,
+        req: Received,
+        body: Option<&Value>,
+    ) -> Result<(), StepFail> {
         let info = ResponseBody::info(req.api_key)
             .ok_or_else(|| StepFailure::msg("respond: unknown API"))?;
-        let body = match &r.body {
+        let body = match body {
             Some(b) => {
                 // Time values kipcheck sends run on the client's (scaled) timeline too.
                 let b = match &self.real {
@@ -141,7 +184,7 @@ impl Exec<'_> {
                 typed_body::<ResponseBody>(info.name, Some(&b), &self.numbers)
                     .map_err(|e| StepFailure::msg(e.to_string()))?
             }
-            None => self.default_response(r.to, req.api_key),
+            None => self.default_response(node, req.api_key),
         };
         let header = ResponseHeader {
             correlation_id: req.correlation_id,
@@ -153,11 +196,11 @@ impl Exec<'_> {
         self.log.response(
             now,
             Direction::Sent,
-            Peer::Node(r.to),
+            Peer::Node(node),
             &frame,
             Some((req.api_key, req.version)),
         );
-        self.session.respond(r.to, frame).await?;
+        self.session.respond(node, frame).await?;
         Ok(())
     }
     /// `expect_no_request`: nothing (of that API, to that node) is sent within the time.
@@ -199,11 +242,8 @@ impl Exec<'_> {
         let forbidden = |r: &crate::adapter::OutRequest| {
             e.from.as_ref().is_none_or(|f| f.contains(r.node))
                 && e.api.as_ref().is_none_or(|a| {
-                    let payload = r.frame.get(4..).unwrap_or_default();
                     RequestBody::info_by_name(a).map(|i| i.api_key)
-                        == crate::codec::decode_request_header(payload, 4, &numbers)
-                            .ok()
-                            .map(|(_, _, key, _)| key)
+                        == request_api(&r.frame, &numbers)
                 })
         };
         let mut held = self
@@ -481,20 +521,24 @@ impl Exec<'_> {
     }
 
     fn default_response(&self, node: i32, api_key: ApiKey) -> ResponseBody {
-        use crate::model::emulated_api_versions;
+        use crate::model::{
+            emulated_api_versions, sasl_authenticate_answer, sasl_handshake_answer, uses_sasl,
+        };
+        let setup = &self.scenario.file.setup;
         match api_key {
             ApiKey::API_VERSIONS => {
-                let push = self
-                    .scenario
-                    .file
-                    .setup
+                let push = setup
                     .emulated_brokers
                     .get(&node)
                     .is_none_or(|b| b.push_config);
+                let sasl = setup.client.as_ref().is_some_and(|c| uses_sasl(&c.config));
                 ResponseBody::ApiVersions(emulated_api_versions(
                     push.then_some(self.numbers.push_config_api_key),
+                    sasl,
                 ))
             }
+            ApiKey::SASL_HANDSHAKE => ResponseBody::SaslHandshake(sasl_handshake_answer()),
+            ApiKey::SASL_AUTHENTICATE => ResponseBody::SaslAuthenticate(sasl_authenticate_answer()),
             ApiKey::BROKER_REGISTRATION if node == EMULATED_CONTROLLER_NODE => {
                 ResponseBody::BrokerRegistration(codec::BrokerRegistrationResponse {
                     broker_epoch: 1,

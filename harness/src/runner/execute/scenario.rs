@@ -81,7 +81,12 @@ pub(super) struct Sent {
     pub(super) api_key: ApiKey,
     pub(super) version: i16,
     pub(super) correlation_id: i32,
+    /// An Envelope's forwarded request.
+    pub(super) inner: Option<Forwarded>,
 }
+
+/// A request forwarded in an Envelope: its API key, version and correlation id.
+pub(super) type Forwarded = (ApiKey, i16, i32);
 
 /// A request the target sent to an emulated node.
 #[derive(Clone, Debug)]

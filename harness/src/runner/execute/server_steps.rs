@@ -7,9 +7,12 @@ use std::collections::VecDeque;
 use super::exchange::Peer;
 use super::failure::{mismatch_fail, StepFail, StepFailure};
 use super::redact::yaml;
-use super::scenario::{Exec, Sent};
+use super::scenario::{Exec, Forwarded, Sent};
 use crate::adapter::ConnOutput;
-use crate::codec::{self, limits::DEFAULT_MAX_FRAME_SIZE, to_hex, RequestHeader, ResponseBody};
+use crate::codec::{
+    self, limits::DEFAULT_MAX_FRAME_SIZE, to_hex, ApiKey, Bytes, RequestBody, RequestHeader,
+    ResponseBody,
+};
 use crate::runner::events::{Direction, Mismatch};
 use crate::scenario::matcher::compare_with;
 use crate::scenario::{
@@ -20,11 +23,20 @@ use serde_json::Value;
 impl Exec<'_> {
     /// `send`: a typed (or filled) request to the target.
     pub(super) async fn send(&mut self, i: usize, s: &SendStep) -> Result<(), StepFail> {
-        let Some(Compiled::Request(body)) = self.scenario.compiled.get(i) else {
-            return Err(StepFailure::msg(
-                "send: the loader prepared no request body",
-            ));
+        let (body, inner) = match self.scenario.compiled.get(i) {
+            Some(Compiled::Request(body)) => (body.as_ref().clone(), None),
+            Some(Compiled::Enveloped {
+                envelope,
+                header,
+                inner,
+            }) => self.envelope(envelope, header, inner)?,
+            _ => {
+                return Err(StepFailure::msg(
+                    "send: the loader prepared no request body",
+                ))
+            }
         };
+        let body = &body;
         let header = RequestHeader {
             request_api_key: self.wire(body.api_key()).0,
             request_api_version: s.version,
@@ -38,6 +50,7 @@ impl Exec<'_> {
             api_key: body.api_key(),
             version: s.version,
             correlation_id: self.next_correlation,
+            inner,
         });
         self.next_correlation += 1;
         let now = self.session.now_ms();
@@ -45,6 +58,31 @@ impl Exec<'_> {
             .request(now, Direction::Sent, Peer::Conn(s.conn), &frame);
         self.session.send(s.conn, frame).await?;
         Ok(())
+    }
+    /// The Envelope body with `inner` encoded (header and body, under the next correlation id)
+    /// as its `RequestData`, and what its answer is decoded with.
+    fn envelope(
+        &mut self,
+        envelope: &RequestBody,
+        (api_key, version, client_id): &(ApiKey, i16, String),
+        inner: &RequestBody,
+    ) -> Result<(RequestBody, Option<Forwarded>), StepFail> {
+        let header = RequestHeader {
+            request_api_key: self.wire(*api_key).0,
+            request_api_version: *version,
+            correlation_id: self.next_correlation,
+            client_id: Some(client_id.as_str().into()),
+            ..Default::default()
+        };
+        let frame = codec::encode_request_frame(&header, inner, &self.numbers)
+            .map_err(|e| StepFailure::msg(format!("cannot encode the forwarded request: {e}")))?;
+        let sent = (*api_key, *version, self.next_correlation);
+        self.next_correlation += 1;
+        let mut body = envelope.clone();
+        if let RequestBody::Envelope(e) = &mut body {
+            e.request_data = Bytes(frame[4..].to_vec());
+        }
+        Ok((body, Some(sent)))
     }
     /// `send_raw`: raw frame bytes to the target.
     pub(super) async fn send_raw(&mut self, i: usize, s: &SendRawStep) -> Result<(), StepFail> {
@@ -63,6 +101,7 @@ impl Exec<'_> {
                 api_key: info.api_key,
                 version,
                 correlation_id: corr,
+                inner: None,
             });
         }
         let now = self.session.now_ms();
@@ -74,7 +113,7 @@ impl Exec<'_> {
     /// `expect_response`: the target's answer matches the pattern.
     pub(super) async fn expect_response(&mut self, e: &ExpectResponseStep) -> Result<(), StepFail> {
         let out = self.recv_logged(e.conn).await?;
-        self.check_response(e.conn, out, e.body.as_ref(), e.mode)?;
+        self.check_response(e.conn, out, e.body.as_ref(), e.mode, e.inner.as_ref())?;
         Ok(())
     }
     /// `expect_close`: the target closes the connection without answering.
@@ -147,7 +186,7 @@ impl Exec<'_> {
                 }
                 (Outcome::Response(r), Some(ConnOutput::Frame(_))) => {
                     let saved = (self.sent.clone(), self.captures.clone());
-                    match self.check_response(r.conn, out.clone(), r.body.as_ref(), r.mode) {
+                    match self.check_response(r.conn, out.clone(), r.body.as_ref(), r.mode, None) {
                         Ok(()) => return Ok(()),
                         Err(f) => {
                             (self.sent, self.captures) = saved;
@@ -174,6 +213,7 @@ impl Exec<'_> {
         out: Option<ConnOutput>,
         pattern: Option<&Value>,
         mode: MatchMode,
+        inner: Option<&Value>,
     ) -> Result<(), StepFail> {
         let frame = match out {
             Some(ConnOutput::Frame(f)) => f,
@@ -221,6 +261,9 @@ impl Exec<'_> {
                 &mut self.captures,
             ));
         }
+        if let (Some(p), Some(forwarded)) = (inner, sent.inner) {
+            mismatches.extend(self.forwarded_answer(p, mode, &decoded.body, forwarded));
+        }
         if mismatches.is_empty() {
             Ok(())
         } else {
@@ -243,5 +286,57 @@ impl Exec<'_> {
             Ok(d) => yaml(&d.body),
             Err(e) => format!("an undecodable frame: {e}\n"),
         }
+    }
+}
+
+impl Exec<'_> {
+    /// The Envelope answer's `ResponseData` decoded as the answer to the forwarded request
+    /// `(api, version, correlation id)` and matched against `p` (path `inner`).
+    fn forwarded_answer(
+        &mut self,
+        p: &Value,
+        mode: MatchMode,
+        outer: &ResponseBody,
+        (api_key, version, correlation_id): Forwarded,
+    ) -> Vec<Mismatch> {
+        let mismatch = |expected: &str, actual: String| Mismatch {
+            path: "inner".into(),
+            expected: expected.into(),
+            actual,
+        };
+        let data = match outer {
+            ResponseBody::Envelope(e) => e.response_data.as_ref(),
+            _ => None,
+        };
+        let Some(data) = data else {
+            return vec![mismatch("a forwarded answer", "ResponseData null".into())];
+        };
+        let decoded = match codec::decode_response(&data.0, 0, api_key, version) {
+            Ok(d) => d,
+            Err(e) => {
+                return vec![mismatch(
+                    "a forwarded answer that decodes",
+                    format!("{e} in {}", to_hex(&data.0)),
+                )]
+            }
+        };
+        let mut found = Vec::new();
+        if decoded.header.correlation_id != correlation_id {
+            found.push(Mismatch {
+                path: "inner.header.CorrelationId".into(),
+                expected: correlation_id.to_string(),
+                actual: decoded.header.correlation_id.to_string(),
+            });
+        }
+        let actual = serde_json::to_value(&decoded.body).unwrap_or(Value::Null);
+        found.extend(compare_with(
+            p,
+            Some(&actual),
+            mode,
+            &self.numbers,
+            "inner",
+            &mut self.captures,
+        ));
+        found
     }
 }
