@@ -170,16 +170,10 @@ pub fn put_nullable_string(
     v: Option<&str>,
     compact: bool,
 ) -> Result<(), EncodeError> {
-    if let Some(v) = v {
-        if v.len() > MAX_STRING_LEN {
-            return Err(string_too_long(v.len()));
-        }
+    match v {
+        Some(v) => put_string(s, v, compact),
+        None => put_len(s, None, compact, false),
     }
-    put_len(s, v.map(str::len), compact, false)?;
-    if let Some(v) = v {
-        s.put(v.as_bytes());
-    }
-    Ok(())
 }
 
 #[cold]
@@ -191,10 +185,16 @@ fn string_too_long(len: usize) -> EncodeError {
     }
 }
 
-/// Writes a non-nullable string.
+/// Writes a non-nullable string. Fails for strings over 32767 bytes.
 #[inline]
 pub fn put_string(s: &mut impl Sink, v: &str, compact: bool) -> Result<(), EncodeError> {
-    put_nullable_string(s, Some(v), compact)
+    let len = v.len();
+    if len > MAX_STRING_LEN {
+        return Err(string_too_long(len));
+    }
+    put_len(s, Some(len), compact, false)?;
+    s.put(v.as_bytes());
+    Ok(())
 }
 
 /// Writes nullable bytes.
