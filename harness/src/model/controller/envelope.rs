@@ -9,8 +9,8 @@
 
 use super::ControllerModel;
 use crate::codec::{
-    self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, Bytes, EnvelopeRequest, EnvelopeResponse,
-    ErrorCode, RequestBody, ResponseBody, ResponseHeader,
+    self, ApiKey, Bytes, EnvelopeRequest, EnvelopeResponse, ErrorCode, RequestBody, ResponseBody,
+    ResponseHeader,
 };
 use crate::model::faults::Fault;
 use crate::model::time::Millis;
@@ -75,11 +75,8 @@ impl ControllerModel {
             return refused;
         }
         let numbers = self.profile.provisional;
-        let Ok(framed) = codec::frame(&req.request_data.0) else {
-            return refused;
-        };
-        let Ok(inner) = codec::decode_request_frame(&framed, DEFAULT_MAX_FRAME_SIZE, &numbers)
-        else {
+        // RequestData is a request payload without its size prefix: decoded as it is.
+        let Ok(inner) = codec::decode_request(&req.request_data.0, 0, &numbers) else {
             return refused;
         };
         if !FORWARDABLE_APIS.contains(&inner.api_key) {
