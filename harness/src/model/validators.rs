@@ -62,12 +62,13 @@ impl Validator {
         };
         let ty = value.config_type();
         match self {
+            // Java's `Range` compares `n.doubleValue() < min.doubleValue()`: NaN passes.
             Validator::AtLeast(min) => match value.as_f64() {
-                Some(n) if n >= *min => Ok(()),
-                Some(_) => fail(format!(
+                Some(n) if n < *min => fail(format!(
                     "Value must be at least {}",
                     render_number(ty, *min)
                 )),
+                Some(_) => Ok(()),
                 None => fail("Value is not a number".into()),
             },
             Validator::Between(min, max) => match value.as_f64() {
@@ -173,6 +174,25 @@ mod tests {
             .message
             .ends_with("no more than 10"));
         assert!(b.ensure_valid("x", &int(0)).is_err());
+    }
+
+    /// Java compares with `<` and `>`: NaN passes both bounds, infinities fail the side they
+    /// are on.
+    #[test]
+    fn ranges_compare_doubles_as_java_does() {
+        let nan = ConfigValue::Double(f64::NAN);
+        let inf = ConfigValue::Double(f64::INFINITY);
+        let neg = ConfigValue::Double(f64::NEG_INFINITY);
+        let at_least = Validator::AtLeast(0.0);
+        let between = Validator::Between(0.0, 1.0);
+        assert_eq!(at_least.ensure_valid("x", &nan), Ok(()));
+        assert_eq!(between.ensure_valid("x", &nan), Ok(()));
+        assert_eq!(at_least.ensure_valid("x", &inf), Ok(()));
+        assert_eq!(
+            at_least.ensure_valid("x", &neg).unwrap_err().message,
+            "Invalid value -Infinity for configuration x: Value must be at least 0.0"
+        );
+        assert!(between.ensure_valid("x", &inf).is_err());
     }
 
     #[test]
