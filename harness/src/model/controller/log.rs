@@ -231,11 +231,6 @@ impl ControllerModel {
         self.features.get(METADATA_VERSION).copied().unwrap_or(0)
     }
 
-    /// Finalized feature levels.
-    pub fn features(&self) -> &BTreeMap<String, i16> {
-        &self.features
-    }
-
     /// Registered brokers.
     pub fn brokers(&self) -> &BTreeMap<i32, RegisteredBroker> {
         &self.brokers
@@ -252,11 +247,6 @@ impl ControllerModel {
     /// Every resource with dynamic configs.
     pub fn all_configs(&self) -> &BTreeMap<(i8, String), BTreeMap<String, String>> {
         &self.configs
-    }
-
-    /// The config definitions in use.
-    pub fn defs(&self) -> &ServerConfigDefs {
-        &self.defs
     }
 
     /// True if RegisterBrokerRecord v5 with StaticConfigs is written at the current level.
