@@ -44,6 +44,7 @@ is ambiguous, each marked):
 import json
 import logging
 import random
+import re
 import threading
 import time
 
@@ -722,6 +723,23 @@ def read_profile(path):
 _PYTHON_OBJECT_LISTS = ("partition_assignment_strategy", "metric_reporters")
 
 
+_JAAS_PLAIN = re.compile(
+    r'^\s*org\.apache\.kafka\.common\.security\.plain\.PlainLoginModule\s+required'
+    r'(?P<opts>(?:\s+\w+="[^"]*")*)\s*;\s*$')
+
+
+def _plain_jaas(text):
+    """A Java `sasl.jaas.config` for PLAIN -> (username, password), or None when it is another
+    login module or does not name both (kafka-python takes them as two keyword arguments)."""
+    m = _JAAS_PLAIN.match(text)
+    if m is None:
+        return None
+    opts = dict(re.findall(r'(\w+)="([^"]*)"', m.group("opts")))
+    if "username" not in opts or "password" not in opts:
+        return None
+    return opts["username"], opts["password"]
+
+
 def from_properties(client_type, props, library_defaults, with_kip=True):
     """Java-style client properties -> (kafka-python keyword arguments, notes on skipped keys).
     Values are parsed by the Java key's ConfigDef type (trimmed, booleans case-insensitive,
@@ -731,6 +749,13 @@ def from_properties(client_type, props, library_defaults, with_kip=True):
     kwargs, notes = {}, []
     kip_names = set(_KIP_KEYS) if with_kip else set()
     for key, raw in props.items():
+        if key == "sasl.jaas.config":
+            plain = _plain_jaas(raw)
+            if plain is None or "sasl_plain_username" not in library_defaults:
+                notes.append(f"{key}: only PlainLoginModule's username and password map to kafka-python, skipped")
+            else:
+                kwargs["sasl_plain_username"], kwargs["sasl_plain_password"] = plain
+            continue
         name, ctype = defs.get(key, (None, None))
         if name is None or (name not in library_defaults and name not in kip_names):
             notes.append(f"{key}: not a kafka-python {client_type} configuration, skipped")
