@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""cargo-mutants' outcome of the model (`harness/src/model/`, `.cargo/mutants.toml`) with every
+survivor triaged: reads OUT/mutants.out/outcomes.json and the triage rules, prints Markdown.
+
+    python3 scripts/mutants-triage.py OUT [--rules docs/mutants-full/triage.tsv] [--check]
+
+A rule is one line of the TSV file: a regular expression searched in the mutant's name
+(`file:line:col: replace … in Function`), a disposition, and the reason. The first rule that
+matches a survivor (missed or timeout) triages it. Dispositions:
+
+    gap              a scenario should catch it (none does yet)
+    equivalent       no outcome the KIPs allow changes
+    fault-internal   inside a faulty variant's branch: the variant is still caught by its witness
+    off-suite        code the suite never runs: fuzz oracles, model-test accessors, the
+                     emulated cluster's non-KIP answers, randomness and naming
+    killed           a scenario added after the run catches it (checked by applying it by hand)
+
+`--check` exits 1 when a survivor matches no rule, so the file stays complete."""
+
+import json
+import re
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+DISPOSITIONS = ("gap", "equivalent", "fault-internal", "off-suite", "killed")
+
+
+def load_rules(path):
+    rules = []
+    for n, line in enumerate(Path(path).read_text().splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 3 or parts[1] not in DISPOSITIONS:
+            sys.exit(f"{path}:{n}: want PATTERN<TAB>{'|'.join(DISPOSITIONS)}<TAB>REASON")
+        try:
+            rules.append((re.compile(parts[0]), parts[1], parts[2], n))
+        except re.error as e:
+            sys.exit(f"{path}:{n}: bad pattern: {e}")
+    return rules
+
+
+def main(argv):
+    args = [a for a in argv[1:] if not a.startswith("--")]
+    if not args:
+        sys.exit(__doc__)
+    out = Path(args[0])
+    rules_path = "docs/mutants-full/triage.tsv"
+    if "--rules" in argv:
+        rules_path = argv[argv.index("--rules") + 1]
+        args = [a for a in args if a != rules_path]
+    rules = load_rules(rules_path)
+    d = json.loads((out / "mutants.out" / "outcomes.json").read_text())
+    # Every mutant the run listed (outcomes.json's total counts those tested so far).
+    total = len(json.loads((out / "mutants.out" / "mutants.json").read_text()))
+    rows = []
+    for o in d["outcomes"]:
+        m = o["scenario"]
+        if not isinstance(m, dict) or "Mutant" not in m:
+            continue  # the unmutated baseline
+        rows.append((m["Mutant"]["name"], m["Mutant"]["file"], o["summary"]))
+    kinds = Counter(s for _, _, s in rows)
+    caught, missed = kinds["CaughtMutant"], kinds["MissedMutant"]
+    timeout, unviable = kinds["Timeout"], kinds["Unviable"]
+    viable = caught + missed + timeout
+    tested = len(rows)
+    print(f"# cargo-mutants outcome: {tested} of {total} mutants tested\n")
+    print(f"- caught **{caught}**, missed **{missed}**, timeout {timeout}, unviable {unviable}")
+    if viable:
+        print(f"- caught of viable: {caught}/{viable} = **{100 * caught / viable:.1f} %** "
+              f"({100 * (caught + timeout) / viable:.1f} % counting a timeout as detected)")
+    survivors = [(n, f) for n, f, s in rows if s in ("MissedMutant", "Timeout")]
+    triaged, untriaged = [], []
+    for name, f in survivors:
+        for rx, disp, reason, line in rules:
+            if rx.search(name):
+                triaged.append((name, f, disp, reason, line))
+                break
+        else:
+            untriaged.append(name)
+    by = Counter(t[2] for t in triaged)
+    killed = by["killed"]
+    if viable:
+        print(f"- with the {killed} survivors killed since by new scenarios: "
+              f"{caught + killed}/{viable} = **{100 * (caught + killed) / viable:.1f} %**")
+    print("- survivors by disposition: " + ", ".join(f"{k} {by[k]}" for k in DISPOSITIONS)
+          + (f", **untriaged {len(untriaged)}**" if untriaged else ""))
+    per_file = defaultdict(Counter)
+    for _, f, s in rows:
+        per_file[f][s] += 1
+    print("\n| file | caught | missed | timeout | unviable |\n|---|---:|---:|---:|---:|")
+    for f in sorted(per_file):
+        c = per_file[f]
+        print(f"| `{f.removeprefix('harness/src/model/')}` | {c['CaughtMutant']} | "
+              f"{c['MissedMutant']} | {c['Timeout']} | {c['Unviable']} |")
+    print("\n## Every survivor\n\n| mutant | disposition | why |\n|---|---|---|")
+    for name, _, disp, reason, _ in sorted(triaged):
+        print(f"| `{name.removeprefix('harness/src/model/')}` | {disp} | {reason} |")
+    for name in sorted(untriaged):
+        print(f"| `{name.removeprefix('harness/src/model/')}` | **untriaged** | |")
+    if "--check" in argv and untriaged:
+        print("\n".join(["untriaged:"] + untriaged), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
