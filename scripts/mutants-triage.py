@@ -13,6 +13,9 @@ matches a survivor (missed or timeout) triages it. Dispositions:
     fault-internal   inside a faulty variant's branch: the variant is still caught by its witness
     off-suite        code the suite never runs: fuzz oracles, model-test accessors, the
                      emulated cluster's non-KIP answers, randomness and naming
+    outside-kips     Kafka behaviour the reference has so that scenarios can set a target up
+                     (CreateTopics, DescribeCluster, ...): a scenario judging it would judge
+                     an implementation of the KIPs on what the KIPs do not say
     killed           a scenario added after the run catches it (checked by applying it by hand)
 
 `--check` exits 1 when a survivor matches no rule, so the file stays complete."""
@@ -23,7 +26,7 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-DISPOSITIONS = ("gap", "equivalent", "fault-internal", "off-suite", "killed")
+DISPOSITIONS = ("gap", "equivalent", "fault-internal", "off-suite", "outside-kips", "killed")
 
 
 def load_rules(path):
