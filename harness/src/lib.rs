@@ -30,3 +30,13 @@ pub mod report;
 pub mod runner;
 pub mod scenario;
 pub mod serve;
+
+// The shipped suite against the reference as a unit test of the library too: `cargo test --lib
+// conformance_suite::` builds one test binary and no `kipcheck` binary (an integration test
+// makes cargo build the crate's binaries first), which halves each cargo-mutants rebuild
+// (`.cargo/mutants.toml`). The same file is `tests/conformance_suite.rs`.
+#[cfg(test)]
+extern crate self as kipcheck;
+#[cfg(test)]
+#[path = "../tests/conformance_suite.rs"]
+mod conformance_suite;
