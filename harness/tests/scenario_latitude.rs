@@ -211,3 +211,19 @@ fn epochs_are_judged_by_their_relations_whatever_the_numbering() {
         &[response(-1), record(-1), registered(-1)]
     ));
 }
+
+/// A client chooses which bootstrap server it contacts first, and may contact one at a time
+/// (Java's NetworkClient, kafka-python): the KIP leaves that to it. So a scenario starts its
+/// client on one node and brings others in with `connect` steps (which a target must declare
+/// it can follow), never by starting on several and expecting ApiVersions from each.
+#[test]
+fn no_client_scenario_starts_connected_to_several_nodes() {
+    let several: Vec<String> = suite()
+        .iter()
+        .filter_map(|s| {
+            let c = s.file.setup.client.as_ref()?;
+            (c.connect.len() > 1).then(|| format!("{}: connect {:?}", s.file.id, c.connect))
+        })
+        .collect();
+    assert_eq!(several, Vec::<String>::new());
+}
