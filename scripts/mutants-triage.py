@@ -4,6 +4,9 @@ survivor triaged: reads OUT/mutants.out/outcomes.json and the triage rules, prin
 
     python3 scripts/mutants-triage.py OUT [--rules docs/mutants-full/triage.tsv] [--check]
 
+OUT is a cargo-mutants output folder (`cargo mutants -o OUT`), or the prefix of committed lists
+(`docs/mutants-full/shard-0-of-8` reads shard-0-of-8.caught.txt, .missed.txt, ...).
+
 A rule is one line of the TSV file: a regular expression searched in the mutant's name
 (`file:line:col: replace … in Function`), a disposition, and the reason. The first rule that
 matches a survivor (missed or timeout) triages it. Dispositions:
@@ -44,6 +47,35 @@ def load_rules(path):
     return rules
 
 
+LISTS = {"caught": "CaughtMutant", "missed": "MissedMutant", "timeout": "Timeout",
+         "unviable": "Unviable"}
+
+
+def read_outcome(out):
+    """(name, file, summary) per tested mutant, and how many the run listed: from a cargo-mutants
+    output folder (OUT/mutants.out/outcomes.json), or from committed lists PREFIX.caught.txt,
+    PREFIX.missed.txt, ... (docs/mutants-full/shard-K-of-8), where the listed total is unknown."""
+    if (out / "mutants.out" / "outcomes.json").exists():
+        d = json.loads((out / "mutants.out" / "outcomes.json").read_text())
+        # Every mutant the run listed (outcomes.json's total counts those tested so far).
+        total = len(json.loads((out / "mutants.out" / "mutants.json").read_text()))
+        rows = []
+        for o in d["outcomes"]:
+            m = o["scenario"]
+            if isinstance(m, dict) and "Mutant" in m:  # not the unmutated baseline
+                rows.append((m["Mutant"]["name"], m["Mutant"]["file"], o["summary"]))
+        return rows, total
+    rows = []
+    for kind, summary in LISTS.items():
+        f = out.parent / f"{out.name}.{kind}.txt"
+        if not f.exists():
+            sys.exit(f"{out}: neither {out}/mutants.out/outcomes.json nor {f}")
+        for name in f.read_text().splitlines():
+            if name.strip():
+                rows.append((name, name.split(":")[0], summary))
+    return rows, None
+
+
 def main(argv):
     args = [a for a in argv[1:] if not a.startswith("--")]
     if not args:
@@ -54,21 +86,13 @@ def main(argv):
         rules_path = argv[argv.index("--rules") + 1]
         args = [a for a in args if a != rules_path]
     rules = load_rules(rules_path)
-    d = json.loads((out / "mutants.out" / "outcomes.json").read_text())
-    # Every mutant the run listed (outcomes.json's total counts those tested so far).
-    total = len(json.loads((out / "mutants.out" / "mutants.json").read_text()))
-    rows = []
-    for o in d["outcomes"]:
-        m = o["scenario"]
-        if not isinstance(m, dict) or "Mutant" not in m:
-            continue  # the unmutated baseline
-        rows.append((m["Mutant"]["name"], m["Mutant"]["file"], o["summary"]))
+    rows, total = read_outcome(out)
     kinds = Counter(s for _, _, s in rows)
     caught, missed = kinds["CaughtMutant"], kinds["MissedMutant"]
     timeout, unviable = kinds["Timeout"], kinds["Unviable"]
     viable = caught + missed + timeout
     tested = len(rows)
-    print(f"# cargo-mutants outcome: {tested} of {total} mutants tested\n")
+    print(f"# cargo-mutants outcome: {tested} of {total if total else 'the listed'} mutants tested\n")
     print(f"- caught **{caught}**, missed **{missed}**, timeout {timeout}, unviable {unviable}")
     if viable:
         print(f"- caught of viable: {caught}/{viable} = **{100 * caught / viable:.1f} %** "
