@@ -9,7 +9,7 @@ OUT is a cargo-mutants output folder (`cargo mutants -o OUT`), or the prefix of 
 
 A rule is one line of the TSV file: a regular expression searched in the mutant's name
 (`file:line:col: replace … in Function`), a disposition, and the reason. The first rule that
-matches a survivor (missed or timeout) triages it. Dispositions:
+matches a survivor (a missed mutant; a timeout is detected: the suite did not pass) triages it. Dispositions:
 
     gap              a scenario should catch it (none does yet)
     equivalent       no outcome the KIPs allow changes
@@ -97,7 +97,8 @@ def main(argv):
     if viable:
         print(f"- caught of viable: {caught}/{viable} = **{100 * caught / viable:.1f} %** "
               f"({100 * (caught + timeout) / viable:.1f} % counting a timeout as detected)")
-    survivors = [(n, f) for n, f, s in rows if s in ("MissedMutant", "Timeout")]
+    # A timeout is detected (the suite did not pass); only a missed mutant survived.
+    survivors = [(n, f) for n, f, s in rows if s == "MissedMutant"]
     triaged, untriaged = [], []
     for name, f in survivors:
         for rx, disp, reason, line in rules:
@@ -126,6 +127,11 @@ def main(argv):
         print(f"| `{name.removeprefix('harness/src/model/')}` | {disp} | {reason} |")
     for name in sorted(untriaged):
         print(f"| `{name.removeprefix('harness/src/model/')}` | **untriaged** | |")
+    timeouts = sorted(n for n, _, s in rows if s == "Timeout")
+    if timeouts:
+        print("\n## Timeouts (detected: the suite hung until cargo-mutants stopped it)\n")
+        for name in timeouts:
+            print(f"- `{name.removeprefix('harness/src/model/')}`")
     if "--check" in argv and untriaged:
         print("\n".join(["untriaged:"] + untriaged), file=sys.stderr)
         return 1
