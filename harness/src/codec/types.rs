@@ -8,6 +8,14 @@ use std::fmt;
 /// the short names and values Kafka messages are full of allocates nothing.
 pub type KString = compact_str::CompactString;
 
+/// The type of every array of a fixed-size number (`[]int8` ... `[]int64`, `[]float64`):
+/// `SmallVec<[T; 16 / size_of::<T>()]>`, whose up to 16 bytes of elements (4 broker ids,
+/// 2 int64s) live inline in the 24 bytes a `Vec` takes, so decoding the replica lists of a
+/// MetadataResponse allocates nothing. It dereferences to `[T]`; build one with
+/// [`smallvec!`](smallvec::smallvec) or `.into()` from a `Vec` or an array. (`[]uuid` stays
+/// a `Vec`.)
+pub use smallvec::{smallvec, SmallVec};
+
 use base64::Engine as _;
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
@@ -170,5 +178,49 @@ pub mod double_option {
         d: D,
     ) -> Result<Option<Option<T>>, D::Error> {
         Option::<T>::deserialize(d).map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::Reader;
+
+    #[test]
+    fn inline_arrays_are_as_big_as_a_vec() {
+        // smallvec's `union` feature; without it each would be 8 bytes bigger.
+        let vec = std::mem::size_of::<Vec<i32>>();
+        assert_eq!(std::mem::size_of::<SmallVec<[i8; 16]>>(), vec);
+        assert_eq!(std::mem::size_of::<SmallVec<[i16; 8]>>(), vec);
+        assert_eq!(std::mem::size_of::<SmallVec<[i32; 4]>>(), vec);
+        assert_eq!(std::mem::size_of::<SmallVec<[i64; 2]>>(), vec);
+    }
+
+    #[test]
+    fn short_fixed_arrays_decode_inline_and_long_ones_spill() {
+        let three = [4, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 3];
+        let got: SmallVec<[i32; 4]> = Reader::new(&three)
+            .fixed_array(true, i32::from_be_bytes)
+            .unwrap();
+        assert_eq!((got.as_slice(), got.spilled()), (&[1, -2, 3][..], false));
+        let mut five = vec![6];
+        for i in 1..=5i32 {
+            five.extend_from_slice(&i.to_be_bytes());
+        }
+        let got: SmallVec<[i32; 4]> = Reader::new(&five)
+            .fixed_array(true, i32::from_be_bytes)
+            .unwrap();
+        assert_eq!(
+            (got.as_slice(), got.spilled()),
+            (&[1, 2, 3, 4, 5][..], true)
+        );
+        // Null stays distinct from empty.
+        let null: Option<SmallVec<[i32; 4]>> = Reader::new(&[0])
+            .nullable_fixed_array(true, i32::from_be_bytes)
+            .unwrap();
+        let empty: Option<SmallVec<[i32; 4]>> = Reader::new(&[1])
+            .nullable_fixed_array(true, i32::from_be_bytes)
+            .unwrap();
+        assert_eq!((null, empty), (None, Some(SmallVec::new())));
     }
 }

@@ -244,7 +244,7 @@ pub struct CreatableReplicaAssignment {
     ///
     /// Versions: 2-7.
     #[serde(rename = "BrokerIds")]
-    pub broker_ids: Vec<i32>,
+    pub broker_ids: SmallVec<[i32; 4]>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -254,7 +254,7 @@ impl Default for CreatableReplicaAssignment {
     fn default() -> Self {
         Self {
             partition_index: 0,
-            broker_ids: Vec::new(),
+            broker_ids: SmallVec::new(),
             unknown_tagged_fields: TaggedFields::default(),
         }
     }

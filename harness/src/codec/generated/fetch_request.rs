@@ -904,7 +904,7 @@ pub struct ForgottenTopic {
     ///
     /// Versions: 7-18.
     #[serde(rename = "Partitions")]
-    pub partitions: Vec<i32>,
+    pub partitions: SmallVec<[i32; 4]>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -915,7 +915,7 @@ impl Default for ForgottenTopic {
         Self {
             topic: None,
             topic_id: None,
-            partitions: Vec::new(),
+            partitions: SmallVec::new(),
             unknown_tagged_fields: TaggedFields::default(),
         }
     }
