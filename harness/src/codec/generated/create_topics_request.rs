@@ -156,6 +156,7 @@ impl Default for CreatableTopic {
 
 impl CreatableTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
         let f_name = r.string(flexible)
@@ -262,6 +263,7 @@ impl Default for CreatableReplicaAssignment {
 
 impl CreatableReplicaAssignment {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
         let f_partition_index = r.i32()
@@ -344,6 +346,7 @@ impl Default for CreatableTopicConfig {
 
 impl CreatableTopicConfig {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
         let f_name = r.string(flexible)

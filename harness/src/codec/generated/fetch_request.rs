@@ -443,6 +443,7 @@ impl Default for ReplicaState {
 
 impl ReplicaState {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_replica_id = r.i32()
@@ -531,6 +532,7 @@ impl Default for FetchTopic {
 
 impl FetchTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let f_topic = if version <= 12 {
@@ -684,6 +686,7 @@ impl Default for FetchPartition {
 
 impl FetchPartition {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let f_partition = r.i32()
@@ -923,6 +926,7 @@ impl Default for ForgottenTopic {
 
 impl ForgottenTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let f_topic = if version <= 12 {

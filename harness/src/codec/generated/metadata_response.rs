@@ -271,6 +271,7 @@ impl Default for MetadataResponseBroker {
 
 impl MetadataResponseBroker {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let f_node_id = r.i32()
@@ -411,6 +412,7 @@ impl Default for MetadataResponseTopic {
 
 impl MetadataResponseTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let f_error_code = r.i16()
@@ -593,6 +595,7 @@ impl Default for MetadataResponsePartition {
 
 impl MetadataResponsePartition {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let f_error_code = r.i16()
