@@ -46,7 +46,8 @@ pub use record_batch::{
     BATCH_HEADER_LEN, BATCH_LOG_OVERHEAD, RECORD_BATCH_MAGIC,
 };
 pub use types::{
-    double_option, from_hex, smallvec, to_hex, Bytes, KString, SmallVec, TaggedFields, Uuid,
+    double_option, from_hex, smallvec, to_hex, Bytes, FixedCollect, KString, SmallVec,
+    TaggedFields, Uuid,
 };
 pub use writer::{put_uvarint, uvarint_len, Sink, SizeCounter};
 
