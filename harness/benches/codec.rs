@@ -22,7 +22,7 @@ use kipcheck::codec::{
     api_versions_response, broker_registration_request, incremental_alter_configs_request,
     metadata_response, push_config_request, register_broker_record, ApiVersionsResponse,
     BrokerRegistrationRequest, IncrementalAlterConfigsRequest, Message, MetadataResponse,
-    PushConfigRequest, RegisterBrokerRecord, Uuid,
+    PushConfigRequest, RegisterBrokerRecord, SmallVec, Uuid,
 };
 
 fn main() {
@@ -613,9 +613,9 @@ fn metadata() -> &'static Fixture<MetadataResponse, kp::MetadataResponse> {
                             partition_index: p as i32,
                             leader_id: replicas(t, p)[0],
                             leader_epoch: Some(7),
-                            replica_nodes: replicas(t, p),
-                            isr_nodes: replicas(t, p),
-                            offline_replicas: Some(Vec::new()),
+                            replica_nodes: replicas(t, p).into(),
+                            isr_nodes: replicas(t, p).into(),
+                            offline_replicas: Some(SmallVec::new()),
                             ..Default::default()
                         })
                         .collect(),

@@ -250,7 +250,7 @@ pub fn emit_kafka_protocol_pairs(messages: &[Message]) -> Result<String, GenErro
          use kafka_protocol::messages as kp;\n\n\
          use super::{ktags, Cmp, Leaf, Pair, Visit};\n\
          #[allow(unused_imports)]\n\
-         use crate::codec::{self as ours, Bytes, KString, TaggedFields, Uuid};\n\n",
+         use crate::codec::{self as ours, Bytes, KString, SmallVec, TaggedFields, Uuid};\n\n",
     );
     let mut pairs = Vec::new();
     for (name, theirs) in KAFKA_PROTOCOL_PAIRS {

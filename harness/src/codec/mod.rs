@@ -45,7 +45,10 @@ pub use record_batch::{
     decode_record_batches, encode_record_batch, BatchRecord, KeyValue, RecordBatch, RecordBatches,
     BATCH_HEADER_LEN, BATCH_LOG_OVERHEAD, RECORD_BATCH_MAGIC,
 };
-pub use types::{double_option, from_hex, to_hex, Bytes, KString, TaggedFields, Uuid};
+pub use types::{
+    double_option, from_hex, smallvec, to_hex, Bytes, FixedCollect, KString, SmallVec,
+    TaggedFields, Uuid,
+};
 pub use writer::{put_uvarint, uvarint_len, Sink, SizeCounter};
 
 /// A protocol version number.

@@ -6,7 +6,7 @@ pub use serde::{Deserialize, Serialize};
 pub use super::error::{DecodeError, EncodeError};
 pub use super::message::{Message, VersionRange};
 pub use super::reader::Reader;
-pub use super::types::{double_option, Bytes, KString, TaggedFields, Uuid};
+pub use super::types::{double_option, Bytes, KString, SmallVec, TaggedFields, Uuid};
 pub use super::writer::{
     put_array, put_bool, put_bytes, put_f64, put_fixed_array, put_i16, put_i32, put_i64, put_i8,
     put_nullable_array, put_nullable_bytes, put_nullable_fixed_array, put_nullable_string,

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::error::{DecodeError, DecodeErrorKind};
 use super::limits::MAX_STRING_LEN;
-use super::types::{Bytes, KString, TaggedFields, Uuid};
+use super::types::{Bytes, FixedCollect, KString, TaggedFields, Uuid};
 
 /// A cursor over a byte slice.
 #[derive(Clone, Debug)]
@@ -364,12 +364,14 @@ impl<'a> Reader<'a> {
     /// allocating, as in [`Self::nullable_array`]; when all `count * N` bytes are there they
     /// are converted in one pass, otherwise the error is the one the element-by-element
     /// decode gives (`Truncated` at the first element that does not fit, with its index).
+    /// The collection `C` is the field's: a `Vec`, or a [`SmallVec`](smallvec::SmallVec)
+    /// that keeps short arrays inline ([`FixedCollect`]).
     #[inline]
-    pub fn nullable_fixed_array<const N: usize, T>(
+    pub fn nullable_fixed_array<const N: usize, T, C: FixedCollect<T>>(
         &mut self,
         compact: bool,
         from: impl Fn([u8; N]) -> T,
-    ) -> Result<Option<Vec<T>>, DecodeError> {
+    ) -> Result<Option<C>, DecodeError> {
         let Some(count) = self.array_count(compact)? else {
             return Ok(None);
         };
@@ -383,17 +385,18 @@ impl<'a> Reader<'a> {
             };
             return Err(self.error(kind).index(whole));
         };
+        let window = self.buf.get(self.pos..).and_then(|b| b.first_chunk::<16>());
         let (chunks, _) = self.take(len)?.as_chunks::<N>();
-        Ok(Some(chunks.iter().map(|c| from(*c)).collect()))
+        Ok(Some(C::collect_fixed(chunks, window, from)))
     }
 
     /// A non-nullable array of a fixed-size primitive ([`Self::nullable_fixed_array`]).
     #[inline]
-    pub fn fixed_array<const N: usize, T>(
+    pub fn fixed_array<const N: usize, T, C: FixedCollect<T>>(
         &mut self,
         compact: bool,
         from: impl Fn([u8; N]) -> T,
-    ) -> Result<Vec<T>, DecodeError> {
+    ) -> Result<C, DecodeError> {
         let start = self.offset();
         self.nullable_fixed_array(compact, from)?
             .ok_or_else(|| DecodeError::new(DecodeErrorKind::NullNotAllowed, start))

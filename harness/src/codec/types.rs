@@ -8,6 +8,65 @@ use std::fmt;
 /// the short names and values Kafka messages are full of allocates nothing.
 pub type KString = compact_str::CompactString;
 
+/// The type of every array of a fixed-size number (`[]int8` ... `[]int64`, `[]float64`):
+/// `SmallVec<[T; 16 / size_of::<T>()]>`, whose up to 16 bytes of elements (4 broker ids,
+/// 2 int64s) live inline in the 24 bytes a `Vec` takes, so decoding the replica lists of a
+/// MetadataResponse allocates nothing. It dereferences to `[T]`; build one with
+/// [`smallvec!`](smallvec::smallvec) or `.into()` from a `Vec` or an array. (`[]uuid` stays
+/// a `Vec`.)
+pub use smallvec::{smallvec, SmallVec};
+
+/// What an array of a fixed-size primitive decodes into (`Reader::fixed_array`): a `Vec`, or
+/// a [`SmallVec`] that keeps up to 16 bytes of elements inline.
+pub trait FixedCollect<T>: Sized {
+    /// The collection of `chunks` converted by `from`. `window` is the 16 input bytes from the
+    /// first chunk on, when that many are left (they may run past the array).
+    fn collect_fixed<const N: usize>(
+        chunks: &[[u8; N]],
+        window: Option<&[u8; 16]>,
+        from: impl Fn([u8; N]) -> T,
+    ) -> Self;
+}
+
+impl<T> FixedCollect<T> for Vec<T> {
+    #[inline]
+    fn collect_fixed<const N: usize>(
+        chunks: &[[u8; N]],
+        _: Option<&[u8; 16]>,
+        from: impl Fn([u8; N]) -> T,
+    ) -> Self {
+        chunks.iter().map(|c| from(*c)).collect()
+    }
+}
+
+impl<T: Copy + Default, const K: usize> FixedCollect<T> for SmallVec<[T; K]> {
+    /// An array that fits inline is converted from the 16-byte window as a whole (lanes
+    /// past its length are zeroed) and moved in once, instead of element by element into
+    /// the inline buffer and then copied: a 16-byte reload of 4- or 8-byte stores stalls
+    /// on store forwarding, which was most of MetadataResponse's decode time.
+    #[inline]
+    fn collect_fixed<const N: usize>(
+        chunks: &[[u8; N]],
+        window: Option<&[u8; 16]>,
+        from: impl Fn([u8; N]) -> T,
+    ) -> Self {
+        let len = chunks.len();
+        match window {
+            Some(w) if K * N == 16 && len <= K => {
+                let buf: [T; K] = std::array::from_fn(|i| {
+                    let (lanes, _) = w.as_chunks::<N>();
+                    match lanes.get(i) {
+                        Some(c) if i < len => from(*c),
+                        _ => T::default(),
+                    }
+                });
+                SmallVec::from_buf_and_len(buf, len)
+            }
+            _ => chunks.iter().map(|c| from(*c)).collect(),
+        }
+    }
+}
+
 use base64::Engine as _;
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
@@ -170,5 +229,79 @@ pub mod double_option {
         d: D,
     ) -> Result<Option<Option<T>>, D::Error> {
         Option::<T>::deserialize(d).map(Some)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::Reader;
+
+    #[test]
+    fn inline_arrays_are_as_big_as_a_vec() {
+        // smallvec's `union` feature; without it each would be 8 bytes bigger.
+        let vec = std::mem::size_of::<Vec<i32>>();
+        assert_eq!(std::mem::size_of::<SmallVec<[i8; 16]>>(), vec);
+        assert_eq!(std::mem::size_of::<SmallVec<[i16; 8]>>(), vec);
+        assert_eq!(std::mem::size_of::<SmallVec<[i32; 4]>>(), vec);
+        assert_eq!(std::mem::size_of::<SmallVec<[i64; 2]>>(), vec);
+    }
+
+    #[test]
+    fn short_fixed_arrays_decode_inline_and_long_ones_spill() {
+        let three = [4, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xfe, 0, 0, 0, 3];
+        let got: SmallVec<[i32; 4]> = Reader::new(&three)
+            .fixed_array(true, i32::from_be_bytes)
+            .unwrap();
+        assert_eq!((got.as_slice(), got.spilled()), (&[1, -2, 3][..], false));
+        let mut five = vec![6];
+        for i in 1..=5i32 {
+            five.extend_from_slice(&i.to_be_bytes());
+        }
+        let got: SmallVec<[i32; 4]> = Reader::new(&five)
+            .fixed_array(true, i32::from_be_bytes)
+            .unwrap();
+        assert_eq!(
+            (got.as_slice(), got.spilled()),
+            (&[1, 2, 3, 4, 5][..], true)
+        );
+        // With 16 bytes or more left the inline array is converted from a 16-byte window:
+        // the bytes after the array are not taken.
+        let mut tail = three.to_vec();
+        tail.extend_from_slice(&[0xaa; 8]);
+        let mut r = Reader::new(&tail);
+        let got: SmallVec<[i32; 4]> = r.fixed_array(true, i32::from_be_bytes).unwrap();
+        assert_eq!(
+            (got.as_slice(), got.spilled(), r.offset()),
+            (&[1, -2, 3][..], false, 13)
+        );
+        let mut wide = vec![0, 0, 0, 1, 1, 2, 3, 4, 5, 6, 7, 8];
+        wide.extend_from_slice(&[0xaa; 8]);
+        let mut r = Reader::new(&wide);
+        let got: SmallVec<[i64; 2]> = r.fixed_array(false, i64::from_be_bytes).unwrap();
+        assert_eq!(
+            (got.as_slice(), r.offset()),
+            (&[0x0102_0304_0506_0708][..], 12)
+        );
+        let mut bytes = vec![3, 0x81, 2];
+        bytes.extend_from_slice(&[0xaa; 14]);
+        let mut r = Reader::new(&bytes);
+        let got: SmallVec<[i8; 16]> = r.fixed_array(true, i8::from_be_bytes).unwrap();
+        assert_eq!((got.as_slice(), r.offset()), (&[-127, 2][..], 3));
+        let mut r = Reader::new(&bytes);
+        let got: SmallVec<[bool; 16]> = r.fixed_array(true, |[b]: [u8; 1]| b != 0).unwrap();
+        assert_eq!(got.as_slice(), &[true, true]);
+        let empty = [1; 17];
+        let mut r = Reader::new(&empty);
+        let got: SmallVec<[i8; 16]> = r.fixed_array(true, i8::from_be_bytes).unwrap();
+        assert_eq!((got.len(), r.offset()), (0, 1));
+        // Null stays distinct from empty.
+        let null: Option<SmallVec<[i32; 4]>> = Reader::new(&[0])
+            .nullable_fixed_array(true, i32::from_be_bytes)
+            .unwrap();
+        let empty: Option<SmallVec<[i32; 4]>> = Reader::new(&[1])
+            .nullable_fixed_array(true, i32::from_be_bytes)
+            .unwrap();
+        assert_eq!((null, empty), (None, Some(SmallVec::new())));
     }
 }

@@ -20,11 +20,11 @@ use crate::codec::metadata_response::{
     MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic,
 };
 use crate::codec::{
-    decode_request_header, encode_response_frame, ApiKey, ApiVersionsRequest, ApiVersionsResponse,
-    DecodeError, EncodeError, ErrorCode, Message, MetadataRequest, MetadataResponse,
-    ProvisionalNumbers, Reader, RequestHeader, ResponseBody, ResponseHeader,
+    decode_request_header, encode_response_frame, smallvec, ApiKey, ApiVersionsRequest,
+    ApiVersionsResponse, DecodeError, EncodeError, ErrorCode, Message, MetadataRequest,
+    MetadataResponse, ProvisionalNumbers, Reader, RequestHeader, ResponseBody, ResponseHeader,
     SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse,
-    Uuid, VersionRange,
+    SmallVec, Uuid, VersionRange,
 };
 
 use super::hash::Fnv1a64;
@@ -341,9 +341,9 @@ pub fn metadata_answer(
                     partition_index: 0,
                     leader_id: node,
                     leader_epoch: Some(0),
-                    replica_nodes: vec![node],
-                    isr_nodes: vec![node],
-                    offline_replicas: Some(Vec::new()),
+                    replica_nodes: smallvec![node],
+                    isr_nodes: smallvec![node],
+                    offline_replicas: Some(SmallVec::new()),
                     ..Default::default()
                 }]
             } else {

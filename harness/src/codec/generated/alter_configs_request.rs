@@ -130,6 +130,7 @@ impl Default for AlterConfigsResource {
 
 impl AlterConfigsResource {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let f_resource_type = r.i8()
@@ -220,6 +221,7 @@ impl Default for AlterableConfig {
 
 impl AlterableConfig {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
         let f_name = r.string(flexible)

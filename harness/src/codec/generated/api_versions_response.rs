@@ -364,6 +364,7 @@ impl Default for ApiVersion {
 
 impl ApiVersion {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 3;
         let f_api_key = r.i16()
@@ -460,6 +461,7 @@ impl Default for SupportedFeatureKey {
 
 impl SupportedFeatureKey {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)
@@ -556,6 +558,7 @@ impl Default for FinalizedFeatureKey {
 
 impl FinalizedFeatureKey {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)

@@ -387,6 +387,7 @@ impl Default for Listener {
 
 impl Listener {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)
@@ -491,6 +492,7 @@ impl Default for Feature {
 
 impl Feature {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)
@@ -581,6 +583,7 @@ impl Default for StaticConfig {
 
 impl StaticConfig {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)

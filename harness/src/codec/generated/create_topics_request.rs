@@ -156,6 +156,7 @@ impl Default for CreatableTopic {
 
 impl CreatableTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
         let f_name = r.string(flexible)
@@ -244,7 +245,7 @@ pub struct CreatableReplicaAssignment {
     ///
     /// Versions: 2-7.
     #[serde(rename = "BrokerIds")]
-    pub broker_ids: Vec<i32>,
+    pub broker_ids: SmallVec<[i32; 4]>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -254,7 +255,7 @@ impl Default for CreatableReplicaAssignment {
     fn default() -> Self {
         Self {
             partition_index: 0,
-            broker_ids: Vec::new(),
+            broker_ids: SmallVec::new(),
             unknown_tagged_fields: TaggedFields::default(),
         }
     }
@@ -262,6 +263,7 @@ impl Default for CreatableReplicaAssignment {
 
 impl CreatableReplicaAssignment {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
         let f_partition_index = r.i32()
@@ -344,6 +346,7 @@ impl Default for CreatableTopicConfig {
 
 impl CreatableTopicConfig {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
         let f_name = r.string(flexible)

@@ -160,6 +160,7 @@ impl Default for CreatableTopicResult {
 
 impl CreatableTopicResult {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
         let f_name = r.string(flexible)
@@ -392,6 +393,7 @@ impl Default for CreatableTopicConfigs {
 
 impl CreatableTopicConfigs {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)

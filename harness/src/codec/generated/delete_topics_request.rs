@@ -179,6 +179,7 @@ impl Default for DeleteTopicState {
 
 impl DeleteTopicState {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_name = r.nullable_string(flexible)

@@ -136,6 +136,7 @@ impl Default for DeletableTopicResult {
 
 impl DeletableTopicResult {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let f_name = if version >= 6 { r.nullable_string(flexible) } else { r.string(flexible).map(Some) }

@@ -243,6 +243,7 @@ impl Default for DescribeClusterBroker {
 
 impl DescribeClusterBroker {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_broker_id = r.i32()

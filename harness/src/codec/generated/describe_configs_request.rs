@@ -161,6 +161,7 @@ impl Default for DescribeConfigsResource {
 
 impl DescribeConfigsResource {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let f_resource_type = r.i8()

@@ -142,6 +142,7 @@ impl Default for DescribeConfigsResult {
 
 impl DescribeConfigsResult {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let f_error_code = r.i16()
@@ -284,6 +285,7 @@ impl Default for DescribeConfigsResourceResult {
 
 impl DescribeConfigsResourceResult {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let f_name = r.string(flexible)
@@ -448,6 +450,7 @@ impl Default for DescribeConfigsSynonym {
 
 impl DescribeConfigsSynonym {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
         let f_name = r.string(flexible)

@@ -443,6 +443,7 @@ impl Default for ReplicaState {
 
 impl ReplicaState {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_replica_id = r.i32()
@@ -531,6 +532,7 @@ impl Default for FetchTopic {
 
 impl FetchTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let f_topic = if version <= 12 {
@@ -684,6 +686,7 @@ impl Default for FetchPartition {
 
 impl FetchPartition {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let f_partition = r.i32()
@@ -904,7 +907,7 @@ pub struct ForgottenTopic {
     ///
     /// Versions: 7-18.
     #[serde(rename = "Partitions")]
-    pub partitions: Vec<i32>,
+    pub partitions: SmallVec<[i32; 4]>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -915,7 +918,7 @@ impl Default for ForgottenTopic {
         Self {
             topic: None,
             topic_id: None,
-            partitions: Vec::new(),
+            partitions: SmallVec::new(),
             unknown_tagged_fields: TaggedFields::default(),
         }
     }
@@ -923,6 +926,7 @@ impl Default for ForgottenTopic {
 
 impl ForgottenTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let f_topic = if version <= 12 {

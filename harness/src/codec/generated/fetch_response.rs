@@ -256,6 +256,7 @@ impl Default for FetchableTopicResponse {
 
 impl FetchableTopicResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let f_topic = if version <= 12 {
@@ -427,6 +428,7 @@ impl Default for PartitionData {
 
 impl PartitionData {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let f_partition_index = r.i32()
@@ -767,6 +769,7 @@ impl Default for EpochEndOffset {
 
 impl EpochEndOffset {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_epoch = r.i32()
@@ -849,6 +852,7 @@ impl Default for LeaderIdAndEpoch {
 
 impl LeaderIdAndEpoch {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_leader_id = r.i32()
@@ -931,6 +935,7 @@ impl Default for SnapshotId {
 
 impl SnapshotId {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_end_offset = r.i64()
@@ -1013,6 +1018,7 @@ impl Default for AbortedTransaction {
 
 impl AbortedTransaction {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 12;
         let f_producer_id = r.i64()
@@ -1107,6 +1113,7 @@ impl Default for NodeEndpoint {
 
 impl NodeEndpoint {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_node_id = r.i32()

@@ -34,7 +34,7 @@ pub struct GetTelemetrySubscriptionsResponse {
     ///
     /// Versions: 0.
     #[serde(rename = "AcceptedCompressionTypes")]
-    pub accepted_compression_types: Vec<i8>,
+    pub accepted_compression_types: SmallVec<[i8; 16]>,
     /// Configured push interval, which is the lowest configured interval in the current subscription set.
     ///
     /// Versions: 0.
@@ -67,7 +67,7 @@ impl Default for GetTelemetrySubscriptionsResponse {
             error_code: 0,
             client_instance_id: Uuid::ZERO,
             subscription_id: 0,
-            accepted_compression_types: Vec::new(),
+            accepted_compression_types: SmallVec::new(),
             push_interval_ms: 0,
             telemetry_max_bytes: 0,
             delta_temporality: false,

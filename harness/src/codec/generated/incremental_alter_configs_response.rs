@@ -136,6 +136,7 @@ impl Default for AlterConfigsResourceResponse {
 
 impl AlterConfigsResourceResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 1;
         let f_error_code = r.i16()

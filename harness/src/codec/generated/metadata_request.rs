@@ -204,6 +204,7 @@ impl Default for MetadataRequestTopic {
 
 impl MetadataRequestTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let f_topic_id = if version >= 10 {

@@ -271,6 +271,7 @@ impl Default for MetadataResponseBroker {
 
 impl MetadataResponseBroker {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let f_node_id = r.i32()
@@ -411,6 +412,7 @@ impl Default for MetadataResponseTopic {
 
 impl MetadataResponseTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let f_error_code = r.i16()
@@ -560,17 +562,17 @@ pub struct MetadataResponsePartition {
     ///
     /// Versions: 0-13.
     #[serde(rename = "ReplicaNodes")]
-    pub replica_nodes: Vec<i32>,
+    pub replica_nodes: SmallVec<[i32; 4]>,
     /// The set of nodes that are in sync with the leader for this partition.
     ///
     /// Versions: 0-13.
     #[serde(rename = "IsrNodes")]
-    pub isr_nodes: Vec<i32>,
+    pub isr_nodes: SmallVec<[i32; 4]>,
     /// The set of offline replicas of this partition.
     ///
     /// Versions: 5-13; ignorable; `None` = absent in this version.
     #[serde(rename = "OfflineReplicas", skip_serializing_if = "Option::is_none")]
-    pub offline_replicas: Option<Vec<i32>>,
+    pub offline_replicas: Option<SmallVec<[i32; 4]>>,
     /// Tagged fields not known in the decoded version, kept and re-encoded.
     #[serde(rename = "_tagged", skip_serializing_if = "TaggedFields::is_empty")]
     pub unknown_tagged_fields: TaggedFields,
@@ -583,8 +585,8 @@ impl Default for MetadataResponsePartition {
             partition_index: 0,
             leader_id: 0,
             leader_epoch: None,
-            replica_nodes: Vec::new(),
-            isr_nodes: Vec::new(),
+            replica_nodes: SmallVec::new(),
+            isr_nodes: SmallVec::new(),
             offline_replicas: None,
             unknown_tagged_fields: TaggedFields::default(),
         }
@@ -593,6 +595,7 @@ impl Default for MetadataResponsePartition {
 
 impl MetadataResponsePartition {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
         let f_error_code = r.i16()
@@ -670,7 +673,7 @@ impl MetadataResponsePartition {
             let v = match &self.offline_replicas {
                 Some(v) => v,
                 None => {
-                    d = Vec::new();
+                    d = SmallVec::new();
                     &d
                 }
             };
@@ -699,7 +702,7 @@ impl MetadataResponsePartition {
             replica_nodes: self.replica_nodes.clone(),
             isr_nodes: self.isr_nodes.clone(),
             offline_replicas: if version >= 5 {
-                Some(self.offline_replicas.as_ref().unwrap_or(&Vec::new()).clone())
+                Some(self.offline_replicas.as_ref().unwrap_or(&SmallVec::new()).clone())
             } else {
                 None
             },

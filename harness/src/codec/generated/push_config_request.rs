@@ -122,6 +122,7 @@ impl Default for Config {
 
 impl Config {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_config_key = r.string(flexible)

@@ -469,6 +469,7 @@ impl Default for BrokerEndpoint {
 
 impl BrokerEndpoint {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)
@@ -573,6 +574,7 @@ impl Default for BrokerFeature {
 
 impl BrokerFeature {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)
@@ -663,6 +665,7 @@ impl Default for BrokerStaticConfig {
 
 impl BrokerStaticConfig {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)

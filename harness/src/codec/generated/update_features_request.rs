@@ -167,6 +167,7 @@ impl Default for FeatureUpdateKey {
 
 impl FeatureUpdateKey {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_feature = r.string(flexible)

@@ -175,6 +175,7 @@ impl Default for UpdatableFeatureResult {
 
 impl UpdatableFeatureResult {
     /// Decodes the body at `version` (not checked against the valid versions).
+    #[inline]
     pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
         let f_feature = r.string(flexible)

@@ -9,7 +9,7 @@ use kafka_protocol::messages as kp;
 
 use super::{ktags, Cmp, Leaf, Pair, Visit};
 #[allow(unused_imports)]
-use crate::codec::{self as ours, Bytes, KString, TaggedFields, Uuid};
+use crate::codec::{self as ours, Bytes, KString, SmallVec, TaggedFields, Uuid};
 
 /// ApiVersionsRequest: kipcheck's and kafka-protocol's, versions 0-4 (ours 0-5, kafka-protocol 0-4).
 #[derive(Clone, Copy, Debug)]
@@ -434,12 +434,12 @@ fn cmp_metadata_response_partition(c: &mut Cmp, p: &str, o: &ours::metadata_resp
         c.eq(&f, x, &<i32 as Leaf<_>>::from_kp(&t.leader_epoch));
     }
     let f = format!("{p}.ReplicaNodes");
-    c.eq(&f, &o.replica_nodes, &<Vec<i32> as Leaf<_>>::from_kp(&t.replica_nodes));
+    c.eq(&f, &o.replica_nodes, &<SmallVec<[i32; 4]> as Leaf<_>>::from_kp(&t.replica_nodes));
     let f = format!("{p}.IsrNodes");
-    c.eq(&f, &o.isr_nodes, &<Vec<i32> as Leaf<_>>::from_kp(&t.isr_nodes));
+    c.eq(&f, &o.isr_nodes, &<SmallVec<[i32; 4]> as Leaf<_>>::from_kp(&t.isr_nodes));
     let f = format!("{p}.OfflineReplicas");
     if let Some(x) = c.versioned(&f, version >= 5, &o.offline_replicas) {
-        c.eq(&f, x, &<Vec<i32> as Leaf<_>>::from_kp(&t.offline_replicas));
+        c.eq(&f, x, &<SmallVec<[i32; 4]> as Leaf<_>>::from_kp(&t.offline_replicas));
     }
     c.tags(p, version >= 9, &o.unknown_tagged_fields, &t.unknown_tagged_fields);
 }

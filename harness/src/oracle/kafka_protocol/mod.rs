@@ -48,7 +48,7 @@ use bytes::{Bytes as KBytes, BytesMut};
 use kafka_protocol::messages as kp;
 use kafka_protocol::protocol::{Decodable, Encodable, StrBytes};
 
-use crate::codec::{to_hex, Bytes, KString, Message, TaggedFields, Uuid};
+use crate::codec::{to_hex, Bytes, KString, Message, SmallVec, TaggedFields, Uuid};
 
 pub mod disagreement;
 pub mod fuzz;
@@ -327,6 +327,16 @@ impl<O: Leaf<K>, K> Leaf<Vec<K>> for Vec<O> {
         self.iter().map(O::to_kp).collect()
     }
     fn from_kp(k: &Vec<K>) -> Vec<O> {
+        k.iter().map(O::from_kp).collect()
+    }
+}
+
+/// Our arrays of fixed-size primitives ([`SmallVec`]) are kafka-protocol's `Vec`s.
+impl<O: Leaf<K>, K, const N: usize> Leaf<Vec<K>> for SmallVec<[O; N]> {
+    fn to_kp(&self) -> Vec<K> {
+        self.iter().map(O::to_kp).collect()
+    }
+    fn from_kp(k: &Vec<K>) -> SmallVec<[O; N]> {
         k.iter().map(O::from_kp).collect()
     }
 }
