@@ -160,9 +160,9 @@ async fn python_broker_reports_static_configs_from_the_definitions_it_is_told() 
         .into_iter()
         .filter(|s| s.file.roles == [kipcheck::scenario::Role::Broker])
         .collect();
-    assert_eq!(scenarios.len(), 17);
+    assert_eq!(scenarios.len(), 18);
     let (results, summary) = run_python_broker(target, scenarios).await;
-    assert_eq!(summary.passed, 17, "{results:?}");
+    assert_eq!(summary.passed, 18, "{results:?}");
 }
 
 #[test]
