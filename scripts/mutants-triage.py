@@ -21,6 +21,7 @@ matches a survivor (a missed mutant; a timeout is detected: the suite did not pa
                      an implementation of the KIPs on what the KIPs do not say
     removed          the code was deleted after the run (nothing called it)
     killed           a scenario added after the run catches it (checked by applying it by hand)
+    to-read          not yet read: neither a gap nor explained (counted as a survivor)
 
 `--check` exits 1 when a survivor matches no rule, so the file stays complete."""
 
@@ -30,7 +31,7 @@ import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
-DISPOSITIONS = ("gap", "equivalent", "fault-internal", "off-suite", "outside-kips", "removed", "killed")
+DISPOSITIONS = ("gap", "equivalent", "fault-internal", "off-suite", "outside-kips", "removed", "killed", "to-read")
 
 
 def load_rules(path):
