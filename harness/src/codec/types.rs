@@ -53,12 +53,10 @@ impl<T: Copy + Default, const K: usize> FixedCollect<T> for SmallVec<[T; K]> {
         let len = chunks.len();
         match window {
             Some(w) if K * N == 16 && len <= K => {
-                let buf: [T; K] = std::array::from_fn(|i| {
-                    let (lanes, _) = w.as_chunks::<N>();
-                    match lanes.get(i) {
-                        Some(c) if i < len => from(*c),
-                        _ => T::default(),
-                    }
+                let (lanes, _) = w.as_chunks::<N>();
+                let buf: [T; K] = std::array::from_fn(|i| match lanes.get(i) {
+                    Some(c) if i < len => from(*c),
+                    _ => T::default(),
                 });
                 SmallVec::from_buf_and_len(buf, len)
             }
