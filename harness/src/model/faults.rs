@@ -256,12 +256,6 @@ impl Faults {
     }
 }
 
-impl FromIterator<Fault> for Faults {
-    fn from_iter<I: IntoIterator<Item = Fault>>(iter: I) -> Self {
-        Self(iter.into_iter().collect())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,11 +18,6 @@ impl Millis {
     pub fn plus(self, ms: u64) -> Millis {
         Millis(self.0.saturating_add(ms))
     }
-
-    /// `self - earlier` in milliseconds, or 0 if `earlier` is later.
-    pub fn since(self, earlier: Millis) -> u64 {
-        self.0.saturating_sub(earlier.0)
-    }
 }
 
 impl fmt::Debug for Millis {
