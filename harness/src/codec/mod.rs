@@ -46,7 +46,7 @@ pub use record_batch::{
     BATCH_HEADER_LEN, BATCH_LOG_OVERHEAD, RECORD_BATCH_MAGIC,
 };
 pub use types::{
-    double_option, from_hex, smallvec, to_hex, Bytes, FixedCollect, KString, SmallVec,
+    double_option, from_hex, smallvec, to_hex, Bytes, FixedCollect, FixedLane, KString, SmallVec,
     TaggedFields, Uuid,
 };
 pub use writer::{put_uvarint, uvarint_len, Sink, SizeCounter};

@@ -44,7 +44,7 @@ impl Message for AlterConfigsRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 2;
-        let f_resources = r.array_of(flexible, |r| AlterConfigsResource::decode_body(r, version))
+        let f_resources = r.array_push(flexible, |r, out| AlterConfigsResource::decode_push(r, version, out))
             .map_err(|e| e.field("Resources"))?;
         let f_validate_only = r.bool()
             .map_err(|e| e.field("ValidateOnly"))?;
@@ -132,24 +132,38 @@ impl AlterConfigsResource {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 2;
         let f_resource_type = r.i8()
             .map_err(|e| e.field("ResourceType"))?;
         let f_resource_name = r.string(flexible)
             .map_err(|e| e.field("ResourceName"))?;
-        let f_configs = r.array_of(flexible, |r| AlterableConfig::decode_body(r, version))
+        let f_configs = r.array_push(flexible, |r, out| AlterableConfig::decode_push(r, version, out))
             .map_err(|e| e.field("Configs"))?;
         let f_unknown_tagged_fields = if flexible {
             r.tagged_fields(|_, _| Ok(false))?
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             resource_type: f_resource_type,
             resource_name: f_resource_name,
             configs: f_configs,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -223,6 +237,20 @@ impl AlterableConfig {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 2;
         let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -233,11 +261,11 @@ impl AlterableConfig {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             value: f_value,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

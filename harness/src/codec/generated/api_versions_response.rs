@@ -76,7 +76,7 @@ impl Message for ApiVersionsResponse {
         let flexible = version >= 3;
         let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
-        let f_api_keys = r.array_of(flexible, |r| ApiVersion::decode_body(r, version))
+        let f_api_keys = r.array_push(flexible, |r, out| ApiVersion::decode_push(r, version, out))
             .map_err(|e| e.field("ApiKeys"))?;
         let f_throttle_time_ms = if version >= 1 {
             Some(
@@ -110,7 +110,7 @@ impl Message for ApiVersionsResponse {
             r.tagged_fields(|tag, r| match tag {
                 0 if version >= 3 => {
                     f_supported_features = Some(
-                        r.array_of(true, |r| SupportedFeatureKey::decode_body(r, version))
+                        r.array_push(true, |r, out| SupportedFeatureKey::decode_push(r, version, out))
                             .map_err(|e| e.field("SupportedFeatures"))?
                     );
                     Ok(true)
@@ -124,7 +124,7 @@ impl Message for ApiVersionsResponse {
                 }
                 2 if version >= 3 => {
                     f_finalized_features = Some(
-                        r.array_of(true, |r| FinalizedFeatureKey::decode_body(r, version))
+                        r.array_push(true, |r, out| FinalizedFeatureKey::decode_push(r, version, out))
                             .map_err(|e| e.field("FinalizedFeatures"))?
                     );
                     Ok(true)
@@ -366,6 +366,20 @@ impl ApiVersion {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 3;
         let f_api_key = r.i16()
             .map_err(|e| e.field("ApiKey"))?;
@@ -378,12 +392,12 @@ impl ApiVersion {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             api_key: f_api_key,
             min_version: f_min_version,
             max_version: f_max_version,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -462,7 +476,21 @@ impl Default for SupportedFeatureKey {
 impl SupportedFeatureKey {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -475,12 +503,12 @@ impl SupportedFeatureKey {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             min_version: f_min_version,
             max_version: f_max_version,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -559,7 +587,21 @@ impl Default for FinalizedFeatureKey {
 impl FinalizedFeatureKey {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -572,12 +614,12 @@ impl FinalizedFeatureKey {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             max_version_level: f_max_version_level,
             min_version_level: f_min_version_level,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

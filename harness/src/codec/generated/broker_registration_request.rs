@@ -104,9 +104,9 @@ impl Message for BrokerRegistrationRequest {
             .map_err(|e| e.field("ClusterId"))?;
         let f_incarnation_id = r.uuid()
             .map_err(|e| e.field("IncarnationId"))?;
-        let f_listeners = r.array_of(flexible, |r| Listener::decode_body(r, version))
+        let f_listeners = r.array_push(flexible, |r, out| Listener::decode_push(r, version, out))
             .map_err(|e| e.field("Listeners"))?;
-        let f_features = r.array_of(flexible, |r| Feature::decode_body(r, version))
+        let f_features = r.array_push(flexible, |r, out| Feature::decode_push(r, version, out))
             .map_err(|e| e.field("Features"))?;
         let f_rack = r.nullable_string(flexible)
             .map_err(|e| e.field("Rack"))?;
@@ -141,7 +141,7 @@ impl Message for BrokerRegistrationRequest {
         };
         let f_static_configs = if version >= 6 {
             Some(
-                r.array_of(flexible, |r| StaticConfig::decode_body(r, version))
+                r.array_push(flexible, |r, out| StaticConfig::decode_push(r, version, out))
                     .map_err(|e| e.field("StaticConfigs"))?,
             )
         } else {
@@ -388,7 +388,21 @@ impl Default for Listener {
 impl Listener {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -403,13 +417,13 @@ impl Listener {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             host: f_host,
             port: f_port,
             security_protocol: f_security_protocol,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -493,7 +507,21 @@ impl Default for Feature {
 impl Feature {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -506,12 +534,12 @@ impl Feature {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             min_supported_version: f_min_supported_version,
             max_supported_version: f_max_supported_version,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -584,7 +612,21 @@ impl Default for StaticConfig {
 impl StaticConfig {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -595,11 +637,11 @@ impl StaticConfig {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             value: f_value,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

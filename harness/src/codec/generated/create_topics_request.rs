@@ -50,7 +50,7 @@ impl Message for CreateTopicsRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 5;
-        let f_topics = r.array_of(flexible, |r| CreatableTopic::decode_body(r, version))
+        let f_topics = r.array_push(flexible, |r, out| CreatableTopic::decode_push(r, version, out))
             .map_err(|e| e.field("Topics"))?;
         let f_timeout_ms = r.i32()
             .map_err(|e| e.field("timeoutMs"))?;
@@ -158,6 +158,20 @@ impl CreatableTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 5;
         let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -165,23 +179,23 @@ impl CreatableTopic {
             .map_err(|e| e.field("NumPartitions"))?;
         let f_replication_factor = r.i16()
             .map_err(|e| e.field("ReplicationFactor"))?;
-        let f_assignments = r.array_of(flexible, |r| CreatableReplicaAssignment::decode_body(r, version))
+        let f_assignments = r.array_push(flexible, |r, out| CreatableReplicaAssignment::decode_push(r, version, out))
             .map_err(|e| e.field("Assignments"))?;
-        let f_configs = r.array_of(flexible, |r| CreatableTopicConfig::decode_body(r, version))
+        let f_configs = r.array_push(flexible, |r, out| CreatableTopicConfig::decode_push(r, version, out))
             .map_err(|e| e.field("Configs"))?;
         let f_unknown_tagged_fields = if flexible {
             r.tagged_fields(|_, _| Ok(false))?
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             num_partitions: f_num_partitions,
             replication_factor: f_replication_factor,
             assignments: f_assignments,
             configs: f_configs,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -265,6 +279,20 @@ impl CreatableReplicaAssignment {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 5;
         let f_partition_index = r.i32()
             .map_err(|e| e.field("PartitionIndex"))?;
@@ -275,11 +303,11 @@ impl CreatableReplicaAssignment {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             partition_index: f_partition_index,
             broker_ids: f_broker_ids,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -348,6 +376,20 @@ impl CreatableTopicConfig {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 5;
         let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -358,11 +400,11 @@ impl CreatableTopicConfig {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             value: f_value,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -46,7 +46,7 @@ impl Message for CreateTopicsResponse {
         let flexible = version >= 5;
         let f_throttle_time_ms = r.i32()
             .map_err(|e| e.field("ThrottleTimeMs"))?;
-        let f_topics = r.array_of(flexible, |r| CreatableTopicResult::decode_body(r, version))
+        let f_topics = r.array_push(flexible, |r, out| CreatableTopicResult::decode_push(r, version, out))
             .map_err(|e| e.field("Topics"))?;
         let f_unknown_tagged_fields = if flexible {
             r.tagged_fields(|_, _| Ok(false))?
@@ -162,6 +162,20 @@ impl CreatableTopicResult {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 5;
         let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -200,7 +214,7 @@ impl CreatableTopicResult {
         };
         let f_configs = if version >= 5 {
             Some(
-                if version >= 5 { r.nullable_array(flexible, |r| CreatableTopicConfigs::decode_body(r, version)) } else { r.array_of(flexible, |r| CreatableTopicConfigs::decode_body(r, version)).map(Some) }
+                if version >= 5 { r.nullable_array_push(flexible, |r, out| CreatableTopicConfigs::decode_push(r, version, out)) } else { r.array_push(flexible, |r, out| CreatableTopicConfigs::decode_push(r, version, out)).map(Some) }
                     .map_err(|e| e.field("Configs"))?,
             )
         } else {
@@ -220,7 +234,7 @@ impl CreatableTopicResult {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             topic_id: f_topic_id,
             error_code: f_error_code,
@@ -230,7 +244,7 @@ impl CreatableTopicResult {
             replication_factor: f_replication_factor,
             configs: f_configs,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -394,7 +408,21 @@ impl Default for CreatableTopicConfigs {
 impl CreatableTopicConfigs {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -411,14 +439,14 @@ impl CreatableTopicConfigs {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             value: f_value,
             read_only: f_read_only,
             config_source: f_config_source,
             is_sensitive: f_is_sensitive,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -52,7 +52,7 @@ impl Message for DeleteTopicsRequest {
         let flexible = version >= 4;
         let f_topics = if version >= 6 {
             Some(
-                r.array_of(flexible, |r| DeleteTopicState::decode_body(r, version))
+                r.array_push(flexible, |r, out| DeleteTopicState::decode_push(r, version, out))
                     .map_err(|e| e.field("Topics"))?,
             )
         } else {
@@ -180,7 +180,21 @@ impl Default for DeleteTopicState {
 impl DeleteTopicState {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_name = r.nullable_string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -191,11 +205,11 @@ impl DeleteTopicState {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             topic_id: f_topic_id,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -98,7 +98,7 @@ impl Message for DescribeClusterResponse {
             .map_err(|e| e.field("ClusterId"))?;
         let f_controller_id = r.i32()
             .map_err(|e| e.field("ControllerId"))?;
-        let f_brokers = r.array_of(flexible, |r| DescribeClusterBroker::decode_body(r, version))
+        let f_brokers = r.array_push(flexible, |r, out| DescribeClusterBroker::decode_push(r, version, out))
             .map_err(|e| e.field("Brokers"))?;
         let f_cluster_authorized_operations = r.i32()
             .map_err(|e| e.field("ClusterAuthorizedOperations"))?;
@@ -245,6 +245,20 @@ impl DescribeClusterBroker {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_broker_id = r.i32()
             .map_err(|e| e.field("BrokerId"))?;
@@ -267,14 +281,14 @@ impl DescribeClusterBroker {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             broker_id: f_broker_id,
             host: f_host,
             port: f_port,
             rack: f_rack,
             is_fenced: f_is_fenced,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -50,7 +50,7 @@ impl Message for DescribeConfigsRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 4;
-        let f_resources = r.array_of(flexible, |r| DescribeConfigsResource::decode_body(r, version))
+        let f_resources = r.array_push(flexible, |r, out| DescribeConfigsResource::decode_push(r, version, out))
             .map_err(|e| e.field("Resources"))?;
         let f_include_synonyms = r.bool()
             .map_err(|e| e.field("IncludeSynonyms"))?;
@@ -163,6 +163,20 @@ impl DescribeConfigsResource {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 4;
         let f_resource_type = r.i8()
             .map_err(|e| e.field("ResourceType"))?;
@@ -175,12 +189,12 @@ impl DescribeConfigsResource {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             resource_type: f_resource_type,
             resource_name: f_resource_name,
             configuration_keys: f_configuration_keys,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -46,7 +46,7 @@ impl Message for DescribeConfigsResponse {
         let flexible = version >= 4;
         let f_throttle_time_ms = r.i32()
             .map_err(|e| e.field("ThrottleTimeMs"))?;
-        let f_results = r.array_of(flexible, |r| DescribeConfigsResult::decode_body(r, version))
+        let f_results = r.array_push(flexible, |r, out| DescribeConfigsResult::decode_push(r, version, out))
             .map_err(|e| e.field("Results"))?;
         let f_unknown_tagged_fields = if flexible {
             r.tagged_fields(|_, _| Ok(false))?
@@ -144,6 +144,20 @@ impl DescribeConfigsResult {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 4;
         let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
@@ -153,21 +167,21 @@ impl DescribeConfigsResult {
             .map_err(|e| e.field("ResourceType"))?;
         let f_resource_name = r.string(flexible)
             .map_err(|e| e.field("ResourceName"))?;
-        let f_configs = r.array_of(flexible, |r| DescribeConfigsResourceResult::decode_body(r, version))
+        let f_configs = r.array_push(flexible, |r, out| DescribeConfigsResourceResult::decode_push(r, version, out))
             .map_err(|e| e.field("Configs"))?;
         let f_unknown_tagged_fields = if flexible {
             r.tagged_fields(|_, _| Ok(false))?
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             error_code: f_error_code,
             error_message: f_error_message,
             resource_type: f_resource_type,
             resource_name: f_resource_name,
             configs: f_configs,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -287,6 +301,20 @@ impl DescribeConfigsResourceResult {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 4;
         let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -298,7 +326,7 @@ impl DescribeConfigsResourceResult {
             .map_err(|e| e.field("ConfigSource"))?;
         let f_is_sensitive = r.bool()
             .map_err(|e| e.field("IsSensitive"))?;
-        let f_synonyms = r.array_of(flexible, |r| DescribeConfigsSynonym::decode_body(r, version))
+        let f_synonyms = r.array_push(flexible, |r, out| DescribeConfigsSynonym::decode_push(r, version, out))
             .map_err(|e| e.field("Synonyms"))?;
         let f_config_type = if version >= 3 {
             Some(
@@ -321,7 +349,7 @@ impl DescribeConfigsResourceResult {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             value: f_value,
             read_only: f_read_only,
@@ -331,7 +359,7 @@ impl DescribeConfigsResourceResult {
             config_type: f_config_type,
             documentation: f_documentation,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -452,6 +480,20 @@ impl DescribeConfigsSynonym {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 4;
         let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -464,12 +506,12 @@ impl DescribeConfigsSynonym {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             value: f_value,
             source: f_source,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -146,11 +146,11 @@ impl Message for FetchRequest {
         } else {
             None
         };
-        let f_topics = r.array_of(flexible, |r| FetchTopic::decode_body(r, version))
+        let f_topics = r.array_push(flexible, |r, out| FetchTopic::decode_push(r, version, out))
             .map_err(|e| e.field("Topics"))?;
         let f_forgotten_topics_data = if version >= 7 {
             Some(
-                r.array_of(flexible, |r| ForgottenTopic::decode_body(r, version))
+                r.array_push(flexible, |r, out| ForgottenTopic::decode_push(r, version, out))
                     .map_err(|e| e.field("ForgottenTopicsData"))?,
             )
         } else {
@@ -444,7 +444,21 @@ impl Default for ReplicaState {
 impl ReplicaState {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_replica_id = r.i32()
             .map_err(|e| e.field("ReplicaId"))?;
@@ -455,11 +469,11 @@ impl ReplicaState {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             replica_id: f_replica_id,
             replica_epoch: f_replica_epoch,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -534,6 +548,20 @@ impl FetchTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 12;
         let f_topic = if version <= 12 {
             Some(
@@ -551,19 +579,19 @@ impl FetchTopic {
         } else {
             None
         };
-        let f_partitions = r.array_of(flexible, |r| FetchPartition::decode_body(r, version))
+        let f_partitions = r.array_push(flexible, |r, out| FetchPartition::decode_push(r, version, out))
             .map_err(|e| e.field("Partitions"))?;
         let f_unknown_tagged_fields = if flexible {
             r.tagged_fields(|_, _| Ok(false))?
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             topic: f_topic,
             topic_id: f_topic_id,
             partitions: f_partitions,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -688,6 +716,20 @@ impl FetchPartition {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 12;
         let f_partition = r.i32()
             .map_err(|e| e.field("Partition"))?;
@@ -750,7 +792,7 @@ impl FetchPartition {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             partition: f_partition,
             current_leader_epoch: f_current_leader_epoch,
             fetch_offset: f_fetch_offset,
@@ -760,7 +802,7 @@ impl FetchPartition {
             replica_directory_id: f_replica_directory_id,
             high_watermark: f_high_watermark,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -928,6 +970,20 @@ impl ForgottenTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 12;
         let f_topic = if version <= 12 {
             Some(
@@ -952,12 +1008,12 @@ impl ForgottenTopic {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             topic: f_topic,
             topic_id: f_topic_id,
             partitions: f_partitions,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -80,7 +80,7 @@ impl Message for FetchResponse {
         } else {
             None
         };
-        let f_responses = r.array_of(flexible, |r| FetchableTopicResponse::decode_body(r, version))
+        let f_responses = r.array_push(flexible, |r, out| FetchableTopicResponse::decode_push(r, version, out))
             .map_err(|e| e.field("Responses"))?;
         let mut f_node_endpoints = if version >= 16 {
             Some(Vec::new())
@@ -91,7 +91,7 @@ impl Message for FetchResponse {
             r.tagged_fields(|tag, r| match tag {
                 0 if version >= 16 => {
                     f_node_endpoints = Some(
-                        r.array_of(true, |r| NodeEndpoint::decode_body(r, version))
+                        r.array_push(true, |r, out| NodeEndpoint::decode_push(r, version, out))
                             .map_err(|e| e.field("NodeEndpoints"))?
                     );
                     Ok(true)
@@ -258,6 +258,20 @@ impl FetchableTopicResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 12;
         let f_topic = if version <= 12 {
             Some(
@@ -275,19 +289,19 @@ impl FetchableTopicResponse {
         } else {
             None
         };
-        let f_partitions = r.array_of(flexible, |r| PartitionData::decode_body(r, version))
+        let f_partitions = r.array_push(flexible, |r, out| PartitionData::decode_push(r, version, out))
             .map_err(|e| e.field("Partitions"))?;
         let f_unknown_tagged_fields = if flexible {
             r.tagged_fields(|_, _| Ok(false))?
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             topic: f_topic,
             topic_id: f_topic_id,
             partitions: f_partitions,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -430,6 +444,20 @@ impl PartitionData {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 12;
         let f_partition_index = r.i32()
             .map_err(|e| e.field("PartitionIndex"))?;
@@ -462,7 +490,7 @@ impl PartitionData {
         } else {
             None
         };
-        let f_aborted_transactions = r.nullable_array(flexible, |r| AbortedTransaction::decode_body(r, version))
+        let f_aborted_transactions = r.nullable_array_push(flexible, |r, out| AbortedTransaction::decode_push(r, version, out))
             .map_err(|e| e.field("AbortedTransactions"))?;
         let f_preferred_read_replica = if version >= 11 {
             Some(
@@ -502,7 +530,7 @@ impl PartitionData {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             partition_index: f_partition_index,
             error_code: f_error_code,
             high_watermark: f_high_watermark,
@@ -515,7 +543,7 @@ impl PartitionData {
             preferred_read_replica: f_preferred_read_replica,
             records: f_records,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -770,7 +798,21 @@ impl Default for EpochEndOffset {
 impl EpochEndOffset {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_epoch = r.i32()
             .map_err(|e| e.field("Epoch"))?;
@@ -781,11 +823,11 @@ impl EpochEndOffset {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             epoch: f_epoch,
             end_offset: f_end_offset,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -853,7 +895,21 @@ impl Default for LeaderIdAndEpoch {
 impl LeaderIdAndEpoch {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_leader_id = r.i32()
             .map_err(|e| e.field("LeaderId"))?;
@@ -864,11 +920,11 @@ impl LeaderIdAndEpoch {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             leader_id: f_leader_id,
             leader_epoch: f_leader_epoch,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -936,7 +992,21 @@ impl Default for SnapshotId {
 impl SnapshotId {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_end_offset = r.i64()
             .map_err(|e| e.field("EndOffset"))?;
@@ -947,11 +1017,11 @@ impl SnapshotId {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             end_offset: f_end_offset,
             epoch: f_epoch,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -1020,6 +1090,20 @@ impl AbortedTransaction {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 12;
         let f_producer_id = r.i64()
             .map_err(|e| e.field("ProducerId"))?;
@@ -1030,11 +1114,11 @@ impl AbortedTransaction {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             producer_id: f_producer_id,
             first_offset: f_first_offset,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -1114,7 +1198,21 @@ impl Default for NodeEndpoint {
 impl NodeEndpoint {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_node_id = r.i32()
             .map_err(|e| e.field("NodeId"))?;
@@ -1129,13 +1227,13 @@ impl NodeEndpoint {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             node_id: f_node_id,
             host: f_host,
             port: f_port,
             rack: f_rack,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

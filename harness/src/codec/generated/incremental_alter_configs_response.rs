@@ -46,7 +46,7 @@ impl Message for IncrementalAlterConfigsResponse {
         let flexible = version >= 1;
         let f_throttle_time_ms = r.i32()
             .map_err(|e| e.field("ThrottleTimeMs"))?;
-        let f_responses = r.array_of(flexible, |r| AlterConfigsResourceResponse::decode_body(r, version))
+        let f_responses = r.array_push(flexible, |r, out| AlterConfigsResourceResponse::decode_push(r, version, out))
             .map_err(|e| e.field("Responses"))?;
         let f_unknown_tagged_fields = if flexible {
             r.tagged_fields(|_, _| Ok(false))?
@@ -138,6 +138,20 @@ impl AlterConfigsResourceResponse {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 1;
         let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
@@ -152,13 +166,13 @@ impl AlterConfigsResourceResponse {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             error_code: f_error_code,
             error_message: f_error_message,
             resource_type: f_resource_type,
             resource_name: f_resource_name,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -56,7 +56,7 @@ impl Message for MetadataRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = version >= 9;
-        let f_topics = if version >= 1 { r.nullable_array(flexible, |r| MetadataRequestTopic::decode_body(r, version)) } else { r.array_of(flexible, |r| MetadataRequestTopic::decode_body(r, version)).map(Some) }
+        let f_topics = if version >= 1 { r.nullable_array_push(flexible, |r, out| MetadataRequestTopic::decode_push(r, version, out)) } else { r.array_push(flexible, |r, out| MetadataRequestTopic::decode_push(r, version, out)).map(Some) }
             .map_err(|e| e.field("Topics"))?;
         let f_allow_auto_topic_creation = if version >= 4 {
             Some(
@@ -206,6 +206,20 @@ impl MetadataRequestTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 9;
         let f_topic_id = if version >= 10 {
             Some(
@@ -222,11 +236,11 @@ impl MetadataRequestTopic {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             topic_id: f_topic_id,
             name: f_name,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

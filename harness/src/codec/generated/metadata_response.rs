@@ -82,7 +82,7 @@ impl Message for MetadataResponse {
         } else {
             None
         };
-        let f_brokers = r.array_of(flexible, |r| MetadataResponseBroker::decode_body(r, version))
+        let f_brokers = r.array_push(flexible, |r, out| MetadataResponseBroker::decode_push(r, version, out))
             .map_err(|e| e.field("Brokers"))?;
         let f_cluster_id = if version >= 2 {
             Some(
@@ -100,7 +100,7 @@ impl Message for MetadataResponse {
         } else {
             None
         };
-        let f_topics = r.array_of(flexible, |r| MetadataResponseTopic::decode_body(r, version))
+        let f_topics = r.array_push(flexible, |r, out| MetadataResponseTopic::decode_push(r, version, out))
             .map_err(|e| e.field("Topics"))?;
         let f_cluster_authorized_operations = if (8..=10).contains(&version) {
             Some(
@@ -273,6 +273,20 @@ impl MetadataResponseBroker {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 9;
         let f_node_id = r.i32()
             .map_err(|e| e.field("NodeId"))?;
@@ -293,13 +307,13 @@ impl MetadataResponseBroker {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             node_id: f_node_id,
             host: f_host,
             port: f_port,
             rack: f_rack,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -414,6 +428,20 @@ impl MetadataResponseTopic {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 9;
         let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
@@ -435,7 +463,7 @@ impl MetadataResponseTopic {
         } else {
             None
         };
-        let f_partitions = r.array_of(flexible, |r| MetadataResponsePartition::decode_body(r, version))
+        let f_partitions = r.array_push(flexible, |r, out| MetadataResponsePartition::decode_push(r, version, out))
             .map_err(|e| e.field("Partitions"))?;
         let f_topic_authorized_operations = if version >= 8 {
             Some(
@@ -450,7 +478,7 @@ impl MetadataResponseTopic {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             error_code: f_error_code,
             name: f_name,
             topic_id: f_topic_id,
@@ -458,7 +486,7 @@ impl MetadataResponseTopic {
             partitions: f_partitions,
             topic_authorized_operations: f_topic_authorized_operations,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -597,6 +625,20 @@ impl MetadataResponsePartition {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = version >= 9;
         let f_error_code = r.i16()
             .map_err(|e| e.field("ErrorCode"))?;
@@ -629,7 +671,7 @@ impl MetadataResponsePartition {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             error_code: f_error_code,
             partition_index: f_partition_index,
             leader_id: f_leader_id,
@@ -638,7 +680,7 @@ impl MetadataResponsePartition {
             isr_nodes: f_isr_nodes,
             offline_replicas: f_offline_replicas,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

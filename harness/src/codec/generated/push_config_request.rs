@@ -38,7 +38,7 @@ impl Message for PushConfigRequest {
     /// Decodes the body at `version` (not checked against the valid versions).
     fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
         let flexible = true;
-        let f_configs = r.array_of(flexible, |r| Config::decode_body(r, version))
+        let f_configs = r.array_push(flexible, |r, out| Config::decode_push(r, version, out))
             .map_err(|e| e.field("Configs"))?;
         let f_unknown_tagged_fields = if flexible {
             r.tagged_fields(|_, _| Ok(false))?
@@ -123,7 +123,21 @@ impl Default for Config {
 impl Config {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_config_key = r.string(flexible)
             .map_err(|e| e.field("ConfigKey"))?;
@@ -138,13 +152,13 @@ impl Config {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             config_key: f_config_key,
             config_value: f_config_value,
             config_type: f_config_type,
             is_default: f_is_default,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

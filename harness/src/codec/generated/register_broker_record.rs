@@ -118,9 +118,9 @@ impl Message for RegisterBrokerRecord {
             .map_err(|e| e.field("IncarnationId"))?;
         let f_broker_epoch = r.i64()
             .map_err(|e| e.field("BrokerEpoch"))?;
-        let f_end_points = r.array_of(flexible, |r| BrokerEndpoint::decode_body(r, version))
+        let f_end_points = r.array_push(flexible, |r, out| BrokerEndpoint::decode_push(r, version, out))
             .map_err(|e| e.field("EndPoints"))?;
-        let f_features = r.array_of(flexible, |r| BrokerFeature::decode_body(r, version))
+        let f_features = r.array_push(flexible, |r, out| BrokerFeature::decode_push(r, version, out))
             .map_err(|e| e.field("Features"))?;
         let f_rack = r.nullable_string(flexible)
             .map_err(|e| e.field("Rack"))?;
@@ -167,7 +167,7 @@ impl Message for RegisterBrokerRecord {
                 }
                 2 if version >= 5 => {
                     f_static_configs = Some(
-                        r.array_of(true, |r| BrokerStaticConfig::decode_body(r, version))
+                        r.array_push(true, |r, out| BrokerStaticConfig::decode_push(r, version, out))
                             .map_err(|e| e.field("StaticConfigs"))?
                     );
                     Ok(true)
@@ -470,7 +470,21 @@ impl Default for BrokerEndpoint {
 impl BrokerEndpoint {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -485,13 +499,13 @@ impl BrokerEndpoint {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             host: f_host,
             port: f_port,
             security_protocol: f_security_protocol,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -575,7 +589,21 @@ impl Default for BrokerFeature {
 impl BrokerFeature {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -588,12 +616,12 @@ impl BrokerFeature {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             min_supported_version: f_min_supported_version,
             max_supported_version: f_max_supported_version,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
@@ -666,7 +694,21 @@ impl Default for BrokerStaticConfig {
 impl BrokerStaticConfig {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_name = r.string(flexible)
             .map_err(|e| e.field("Name"))?;
@@ -677,11 +719,11 @@ impl BrokerStaticConfig {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             name: f_name,
             value: f_value,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -52,7 +52,7 @@ impl Message for UpdateFeaturesRequest {
         let flexible = true;
         let f_timeout_ms = r.i32()
             .map_err(|e| e.field("timeoutMs"))?;
-        let f_feature_updates = r.array_of(flexible, |r| FeatureUpdateKey::decode_body(r, version))
+        let f_feature_updates = r.array_push(flexible, |r, out| FeatureUpdateKey::decode_push(r, version, out))
             .map_err(|e| e.field("FeatureUpdates"))?;
         let f_validate_only = if version >= 1 {
             Some(
@@ -169,6 +169,20 @@ impl FeatureUpdateKey {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
     pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_feature = r.string(flexible)
             .map_err(|e| e.field("Feature"))?;
@@ -195,13 +209,13 @@ impl FeatureUpdateKey {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             feature: f_feature,
             max_version_level: f_max_version_level,
             allow_downgrade: f_allow_downgrade,
             upgrade_type: f_upgrade_type,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).

@@ -64,7 +64,7 @@ impl Message for UpdateFeaturesResponse {
             .map_err(|e| e.field("ErrorMessage"))?;
         let f_results = if version <= 1 {
             Some(
-                r.array_of(flexible, |r| UpdatableFeatureResult::decode_body(r, version))
+                r.array_push(flexible, |r, out| UpdatableFeatureResult::decode_push(r, version, out))
                     .map_err(|e| e.field("Results"))?,
             )
         } else {
@@ -176,7 +176,21 @@ impl Default for UpdatableFeatureResult {
 impl UpdatableFeatureResult {
     /// Decodes the body at `version` (not checked against the valid versions).
     #[inline]
-    pub fn decode_body(r: &mut Reader<'_>, _version: i16) -> Result<Self, DecodeError> {
+    pub fn decode_body(r: &mut Reader<'_>, version: i16) -> Result<Self, DecodeError> {
+        Self::decode_then(r, version, |v| v)
+    }
+
+    /// Decodes the body at `version` onto the end of `out` (an array element, built in its
+    /// slot there rather than returned and copied).
+    #[inline]
+    pub fn decode_push(r: &mut Reader<'_>, version: i16, out: &mut Vec<Self>) -> Result<(), DecodeError> {
+        Self::decode_then(r, version, |v| out.push(v))
+    }
+
+    /// Decodes the body at `version` and hands the value to `then` (see `decode_body`
+    /// and `decode_push`).
+    #[inline(always)]
+    fn decode_then<T>(r: &mut Reader<'_>, _version: i16, then: impl FnOnce(Self) -> T) -> Result<T, DecodeError> {
         let flexible = true;
         let f_feature = r.string(flexible)
             .map_err(|e| e.field("Feature"))?;
@@ -189,12 +203,12 @@ impl UpdatableFeatureResult {
         } else {
             TaggedFields::default()
         };
-        Ok(Self {
+        Ok(then(Self {
             feature: f_feature,
             error_code: f_error_code,
             error_message: f_error_message,
             unknown_tagged_fields: f_unknown_tagged_fields,
-        })
+        }))
     }
 
     /// Encodes the body at `version` (not checked against the valid versions).
