@@ -2,10 +2,12 @@
 """cargo-mutants' outcome of the model (`harness/src/model/`, `.cargo/mutants.toml`) with every
 survivor triaged: reads OUT/mutants.out/outcomes.json and the triage rules, prints Markdown.
 
-    python3 scripts/mutants-triage.py OUT [--rules docs/mutants-full/triage.tsv] [--check]
+    python3 scripts/mutants-triage.py OUT [OUT ...] [--rules docs/mutants-full/triage.tsv] [--check]
 
 OUT is a cargo-mutants output folder (`cargo mutants -o OUT`), or the prefix of committed lists
-(`docs/mutants-full/shard-0-of-8` reads shard-0-of-8.caught.txt, .missed.txt, ...).
+(`docs/mutants-full/shard-0-of-8` reads shard-0-of-8.caught.txt, .missed.txt, ...). Several OUTs
+are one run in parts (a run and its `--iterate` continuation): their outcomes are added up, each
+mutant under the name (and line numbers) of the part that tested it.
 
 A rule is one line of the TSV file: a regular expression searched in the mutant's name
 (`file:line:col: replace … in Function`), a disposition, and the reason. The first rule that
@@ -82,13 +84,16 @@ def main(argv):
     args = [a for a in argv[1:] if not a.startswith("--")]
     if not args:
         sys.exit(__doc__)
-    out = Path(args[0])
     rules_path = "docs/mutants-full/triage.tsv"
     if "--rules" in argv:
         rules_path = argv[argv.index("--rules") + 1]
         args = [a for a in args if a != rules_path]
     rules = load_rules(rules_path)
-    rows, total = read_outcome(out)
+    rows, total = [], 0
+    for out in args:
+        part, listed = read_outcome(Path(out))
+        rows += part
+        total = None if listed is None or total is None else total + listed
     kinds = Counter(s for _, _, s in rows)
     caught, missed = kinds["CaughtMutant"], kinds["MissedMutant"]
     timeout, unviable = kinds["Timeout"], kinds["Unviable"]
