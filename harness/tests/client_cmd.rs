@@ -349,7 +349,7 @@ async fn the_user_request_channel_judges_releases_on_the_real_clock() {
         verdicts(&results),
         vec![("c1324-old-broker-only-skip".into(), "Passed".into(), None)]
     );
-    assert_eq!((summary.passed, summary.steps_judged), (1, 3));
+    assert_eq!((summary.passed, summary.steps_judged), (1, 4));
     // Each judged timing is recorded with its window: (step, check, expected, accepted).
     let t: Vec<_> = results[0]
         .timings
@@ -372,8 +372,11 @@ async fn the_user_request_channel_judges_releases_on_the_real_clock() {
             (5, "within_ms", "0", "2000", true),
             // after_ms: 0 -> 0 ms scaled, then 2000 ms + 10 % either way.
             (5, "after_ms", "0", "{\"$range\":[0,2000]}", true),
+            // The user request made after the release is released at once too.
+            (7, "within_ms", "0", "2000", true),
+            (7, "after_ms", "0", "{\"$range\":[0,2000]}", true),
             // 120000 ms x 0.02 = 2400 ms, less 2000 ms + 240 ms.
-            (6, "no_request_within_ms", "120000", "160", true),
+            (8, "no_request_within_ms", "120000", "160", true),
         ]
     );
     let released = results[0].timings[2].measured_ms.expect("measured");
