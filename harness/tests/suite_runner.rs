@@ -227,6 +227,60 @@ async fn a_live_target_that_follows_other_readings_is_not_asked() {
     );
 }
 
+/// A target that declares readings other than the default is asked every scenario that does
+/// not pin them, and runs it under its own readings (here other provisional numbers: the
+/// PushConfig goes out under API key 99); only a scenario pinning another value is not asked.
+#[tokio::test]
+async fn a_scenario_that_pins_nothing_runs_under_the_targets_readings() {
+    let defaults = kipcheck::model::SpecProfile::default();
+    let declared = kipcheck::model::SpecProfile {
+        size_measure: kipcheck::model::SizeMeasure::ConfigsArray,
+        provisional: kipcheck::codec::ProvisionalNumbers {
+            push_config_api_key: kipcheck::codec::ApiKey(99),
+            ..defaults.provisional
+        },
+        ..defaults
+    };
+    /// Follows its own readings whatever the session is told, as a live broker does.
+    struct Live(kipcheck::model::SpecProfile);
+    #[async_trait]
+    impl Target for Live {
+        fn name(&self) -> String {
+            "live".into()
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities {
+                readings: Some(self.0.clone()),
+                ..kipcheck::adapter::reference::reference_capabilities()
+            }
+        }
+        async fn open(&self, mut c: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
+            c.profile = self.0.clone();
+            ReferenceTarget.open(c).await
+        }
+    }
+    let target = Arc::new(Live(declared));
+    let push = "title: p\nkip: KIP-1324\ngrade: MUST\nroles: [broker]\nsetup: { broker: { policy: accept } }\nsteps:\n  - send: { api: PushConfig, version: 0, body: { Configs: [ { ConfigKey: client.id, ConfigValue: a, ConfigType: 5, IsDefault: false } ] } }\n  - expect_response: { body: { ErrorCode: NONE } }\n";
+    let same = format!("{push}profile: {{ size_measure: configs_array }}\n");
+    let other = format!("{push}profile: {{ size_measure: request_body }}\n");
+    let s = scenarios(
+        "rebased",
+        &[("unpinned", push), ("same", &same), ("other", &other)],
+    );
+    let (results, summary, _) = run(target, s, &options(1)).await;
+    let verdicts: Vec<(String, Verdict)> =
+        results.iter().map(|r| (r.id.clone(), r.verdict)).collect();
+    assert_eq!(
+        verdicts,
+        vec![
+            ("other".into(), Verdict::Unsupported),
+            ("same".into(), Verdict::Passed),
+            ("unpinned".into(), Verdict::Passed),
+        ]
+    );
+    assert_eq!((summary.passed, summary.unsupported), (2, 1));
+}
+
 #[tokio::test]
 async fn a_run_that_judges_nothing_is_not_green() {
     let only_events = "title: o\nkip: KIP-1324\ngrade: MUST\nroles: [broker]\nsteps:\n  - send: { api: ApiVersions, version: 3, body: { ClientSoftwareName: k, ClientSoftwareVersion: '1' } }\n  - expect_event: { event: { event: api_versions_answered } }\n";

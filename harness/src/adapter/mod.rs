@@ -3,6 +3,7 @@
 
 pub mod binding;
 pub mod client_cmd;
+pub mod declared;
 pub mod error;
 pub mod exec;
 pub(crate) mod exec_process;
@@ -19,6 +20,7 @@ pub mod tcp;
 
 pub use binding::{bind, Unbound};
 pub use client_cmd::{ClientCmdSession, ClientCmdTarget, BOOTSTRAP_PLACEHOLDER};
+pub use declared::Declared;
 pub use error::{
     AdapterError, ClientFault, Crash, Moment, ProbeError, ProbeStage, ProcessEnd,
     ProtocolViolation, SetupError, Tails, TimedOut, Unsupported, Violation, Waiting,

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use clap::Args;
 use kipcheck::adapter::{
-    load_manifest, target_from_spec, unclaimable_live, AdapterError, SetupError, Target,
+    load_manifest, target_from_spec, unclaimable_live, AdapterError, Declared, SetupError, Target,
     TargetOptions, Unobserved, MUTANT_PREFIX,
 };
 use kipcheck::model::SpecProfile;
@@ -53,9 +53,12 @@ pub(super) struct TargetArgs {
     /// observe what the target reports.
     #[arg(long, value_enum, default_value_t = Observe::Target)]
     pub observe: Observe,
-    /// `tcp://` and `client-cmd:`: the spec profile (YAML, the format of the built-in
-    /// default profile) whose readings the live target follows. Scenarios that set a reading
-    /// differently are unsupported with that reason. Default: the built-in profile.
+    /// The spec profile (YAML, the format of the built-in default profile) whose readings the
+    /// target follows. A scenario that pins a reading to another value is unsupported with
+    /// that reason; every other scenario runs under the declared readings. `tcp://` and
+    /// `client-cmd:` default to the built-in profile; on `reference` and `mutant:NAME` it
+    /// makes the in-process target follow these readings as a live one would (without it
+    /// they are handed each scenario's profile).
     #[arg(long, value_name = "FILE")]
     pub profile: Option<PathBuf>,
     /// `client-cmd:`: run the client's timeline F times as fast (0 < F <= 1): timing keys of
@@ -174,7 +177,18 @@ impl TargetArgs {
         }
         let target = self
             .options()
-            .and_then(|opts| target_from_spec(&self.target, &opts))
+            .and_then(|opts| {
+                let target = target_from_spec(&self.target, &opts)?;
+                let in_process =
+                    self.target == "reference" || self.target.starts_with(MUTANT_PREFIX);
+                Ok(match opts.readings {
+                    Some(readings) if in_process => Arc::new(Declared {
+                        inner: target,
+                        readings,
+                    }) as Arc<dyn Target>,
+                    _ => target,
+                })
+            })
             .map_err(|e| {
                 let (code, _) = fail(exit_for(&e), e.to_string());
                 let why = if exit_for(&e) == EXIT_TARGET {

@@ -162,11 +162,18 @@ fn merge(base: &mut Value, overrides: &Value) {
 
 /// The default profile with `overrides` merged in.
 pub fn profile_with(overrides: Option<&Value>) -> Result<SpecProfile, ProfileOverrideError> {
+    profile_over(&SpecProfile::default(), overrides)
+}
+
+/// `base` with `overrides` merged in: a scenario's pins over the readings a target follows.
+pub fn profile_over(
+    base: &SpecProfile,
+    overrides: Option<&Value>,
+) -> Result<SpecProfile, ProfileOverrideError> {
     let Some(o) = overrides else {
-        return Ok(SpecProfile::default());
+        return Ok(base.clone());
     };
-    let mut v =
-        serde_json::to_value(SpecProfile::default()).map_err(ProfileOverrideError::Shape)?;
+    let mut v = serde_json::to_value(base).map_err(ProfileOverrideError::Shape)?;
     merge(&mut v, o);
     let p: SpecProfile = serde_json::from_value(v).map_err(ProfileOverrideError::Shape)?;
     p.validate().map_err(ProfileOverrideError::Invalid)?;
@@ -263,13 +270,53 @@ pub fn load_text(text: &str, path: &Path, root: &Path) -> Result<Scenario, LoadE
         .map(|p| p.display().to_string())
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "scenarios".into());
-    validate_in(file, path, &area, Some(text))
+    validate_in(file, path, &area, Some(text), &SpecProfile::default())
 }
 
 /// Validates a parsed scenario (from a file or the Rust builder): known KIP, roles, profile
 /// overrides and every step. Errors point at `path` and the step's position.
 pub fn validate(file: ScenarioFile, path: &Path, area: &str) -> Result<Scenario, LoadError> {
-    validate_in(file, path, area, None)
+    validate_in(file, path, area, None, &SpecProfile::default())
+}
+
+/// `scenario` as it runs on a target that follows the readings `base`: its profile is `base`
+/// with the scenario's own pins (`profile:`) merged in, and its steps are compiled again
+/// under that profile (provisional numbers). The pins are what the scenario depends on;
+/// every other reading is the target's.
+pub fn rebase(scenario: &Scenario, base: &SpecProfile) -> Result<Scenario, LoadError> {
+    validate_in(
+        scenario.file.clone(),
+        &scenario.path,
+        &scenario.area,
+        None,
+        base,
+    )
+}
+
+/// The readings a scenario pins (`profile:`), one `(path, value)` per leaf, e.g.
+/// `("provisional.push_config_api_key", 99)`; arrays are leaves. Timing is not a reading.
+pub fn pinned_readings(scenario: &Scenario) -> Vec<(String, Value)> {
+    fn walk(path: &str, v: &Value, out: &mut Vec<(String, Value)>) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m {
+                    let p = if path.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{path}.{k}")
+                    };
+                    walk(&p, x, out);
+                }
+            }
+            leaf => out.push((path.to_owned(), leaf.clone())),
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(p) = &scenario.file.profile {
+        walk("", p, &mut out);
+    }
+    out.retain(|(path, _)| path != "timing" && !path.starts_with("timing."));
+    out
 }
 
 /// [`validate`], with the file's text when there is one: body errors then point at the
@@ -279,6 +326,7 @@ fn validate_in(
     path: &Path,
     area: &str,
     text: Option<&str>,
+    base: &SpecProfile,
 ) -> Result<Scenario, LoadError> {
     let err = |line: u64, col: u64, kind: LoadErrorKind| LoadError {
         path: path.to_owned(),
@@ -294,7 +342,7 @@ fn validate_in(
     if file.roles.is_empty() {
         return Err(err(1, 1, LoadErrorKind::NoRoles));
     }
-    let profile = profile_with(file.profile.as_ref()).map_err(|e| err(1, 1, e.into()))?;
+    let profile = profile_over(base, file.profile.as_ref()).map_err(|e| err(1, 1, e.into()))?;
     let numbers = profile.provisional;
     let mut captured = BTreeSet::new();
     let mut pairing = Pairing::default();

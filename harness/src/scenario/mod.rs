@@ -21,7 +21,8 @@ pub use error::{
 };
 pub use fill::fill_push_config;
 pub use load::{
-    load_dir, load_file, load_text, typed_body, validate, Compiled, Scenario, TypedBody,
+    load_dir, load_file, load_text, pinned_readings, profile_over, rebase, typed_body, validate,
+    Compiled, Scenario, TypedBody,
 };
 pub use matcher::Mismatch;
 pub use schema::scenario_schema;

@@ -16,7 +16,7 @@ use crate::codec::{ApiKey, ProvisionalNumbers};
 use crate::model::SpecProfile;
 use crate::runner::events::{Exchange, Failure, TimingCheck, UnsupportedCause, Verdict};
 use crate::scenario::matcher::Captures;
-use crate::scenario::{Capability, Scenario, Step};
+use crate::scenario::{pinned_readings, rebase, Capability, Scenario, Step};
 
 /// How a scenario ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -148,8 +148,9 @@ fn observes_kind(step: &Step, kinds: &[&str]) -> bool {
 
 /// Why `target` cannot be asked `scenario`: missing roles and capabilities (observation
 /// steps need none: they are skipped where events are not reported; `requires: [events]`
-/// does gate), and, for a target that follows fixed readings, every reading the scenario's
-/// profile sets differently.
+/// does gate), and, for a target that follows fixed readings, every reading the scenario
+/// pins (`profile:`) to another value. A reading the scenario does not pin is the target's:
+/// such a scenario accepts every outcome the readings allow, so it is asked.
 pub fn gate(caps: &Capabilities, scenario: &Scenario) -> Vec<UnsupportedCause> {
     let real_clock = caps.capabilities.contains(&Capability::RealClock);
     let mut needs = scenario.file.requires.clone();
@@ -172,22 +173,21 @@ pub fn gate(caps: &Capabilities, scenario: &Scenario) -> Vec<UnsupportedCause> {
             .map(|c| UnsupportedCause::MissingCapability(*c)),
     );
     if let Some(fixed) = &caps.readings {
-        causes.extend(
-            differing_readings(fixed, &scenario.profile)
-                .into_iter()
-                .map(|(reading, target, scenario)| UnsupportedCause::Reading {
-                    reading,
-                    target,
-                    scenario,
-                }),
-        );
+        causes.extend(differing_pins(fixed, scenario).into_iter().map(
+            |(reading, target, scenario)| UnsupportedCause::Reading {
+                reading,
+                target,
+                scenario,
+            },
+        ));
     }
     causes
 }
 
-/// [`gate`] for `scenario` as `target` runs it ([`Target::bind`]): the bound scenario (when
-/// the target substitutes its own definitions) and every reason it cannot run. A binding
-/// failure replaces the `lacks metadata_version` it explains.
+/// [`gate`] for `scenario` as `target` runs it ([`Target::bind`]): the scenario to run (bound
+/// to the target's own definitions, and, for a target that follows fixed readings, rebased
+/// onto them: its profile is the target's readings with its pins merged in), and every
+/// reason it cannot run. A binding failure replaces the `lacks metadata_version` it explains.
 pub fn admit(
     target: &dyn Target,
     caps: &Capabilities,
@@ -195,8 +195,23 @@ pub fn admit(
 ) -> (Option<Scenario>, Vec<UnsupportedCause>) {
     match target.bind(scenario) {
         Ok(bound) => {
-            let causes = gate(caps, bound.as_ref().unwrap_or(scenario));
-            (bound, causes)
+            let chosen = bound.as_ref().unwrap_or(scenario);
+            let causes = gate(caps, chosen);
+            let rebased = match &caps.readings {
+                Some(fixed) if causes.is_empty() => match rebase(chosen, fixed) {
+                    Ok(s) => Some(s),
+                    Err(e) => {
+                        return (
+                            None,
+                            vec![UnsupportedCause::Target(format!(
+                                "the scenario does not compile under the target's readings: {e}"
+                            ))],
+                        )
+                    }
+                },
+                _ => bound,
+            };
+            (rebased, causes)
         }
         Err(reason) => {
             let mut causes = gate(caps, scenario);
@@ -208,51 +223,26 @@ pub fn admit(
     }
 }
 
-/// Every leaf of the profile where `a` and `b` differ: `(path, a's value, b's value)`.
-pub(super) fn differing_readings(
-    a: &SpecProfile,
-    b: &SpecProfile,
+/// Every reading `scenario` pins to a value other than `fixed`'s: `(path, fixed's value,
+/// the pinned value)`.
+pub(super) fn differing_pins(
+    fixed: &SpecProfile,
+    scenario: &Scenario,
 ) -> Vec<(String, String, String)> {
-    fn walk(
-        path: &str,
-        a: &serde_json::Value,
-        b: &serde_json::Value,
-        out: &mut Vec<(String, String, String)>,
-    ) {
-        match (a, b) {
-            (serde_json::Value::Object(x), serde_json::Value::Object(y)) => {
-                let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
-                for k in keys {
-                    let p = if path.is_empty() {
-                        k.clone()
-                    } else {
-                        format!("{path}.{k}")
-                    };
-                    let null = serde_json::Value::Null;
-                    walk(
-                        &p,
-                        x.get(k).unwrap_or(&null),
-                        y.get(k).unwrap_or(&null),
-                        out,
-                    );
-                }
-            }
-            _ if a != b => out.push((path.to_owned(), a.to_string(), b.to_string())),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    let (Ok(mut a), Ok(mut b)) = (serde_json::to_value(a), serde_json::to_value(b)) else {
-        return out;
+    let Ok(target) = serde_json::to_value(fixed) else {
+        return Vec::new();
     };
-    // How timings are judged is kipcheck's, not something a target follows.
-    for v in [&mut a, &mut b] {
-        if let Some(m) = v.as_object_mut() {
-            m.remove("timing");
-        }
-    }
-    walk("", &a, &b, &mut out);
-    out
+    pinned_readings(scenario)
+        .into_iter()
+        .filter_map(|(path, pinned)| {
+            let held = path
+                .split('.')
+                .try_fold(&target, |v, k| v.get(k))
+                .cloned()
+                .unwrap_or(serde_json::Value::Null);
+            (held != pinned).then(|| (path, held.to_string(), pinned.to_string()))
+        })
+        .collect()
 }
 
 /// Runs `scenario` on `target` with `seed`.
