@@ -6,6 +6,7 @@ mod corpus_cmd;
 mod input;
 mod interop_cmd;
 mod ledger_cmd;
+mod lint_cmd;
 mod list_cmd;
 mod load_cmd;
 mod mutants_cmd;
@@ -50,6 +51,10 @@ enum Command {
     /// List the scenarios a run would select (id, KIP, roles, grade, tags) and, for
     /// `--target`, which would run and why the others would not.
     List(list_cmd::ListArgs),
+    /// Refuse scenario files that assert what no KIP says (MUST checks of ErrorMessage text,
+    /// metadata-log offsets, unfiltered expect_no_event on records) or depend on a contested
+    /// reading without pinning it (exit 1 with findings, each at file:line:col).
+    Lint(lint_cmd::LintArgs),
     /// Map every requirement of the KIPs to the scenarios covering it (`--check` fails on
     /// anything untested).
     Ledger(ledger_cmd::LedgerArgs),
@@ -93,6 +98,7 @@ pub(crate) fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Encode(a) => codec_cmds::encode(a),
         Command::Run(a) => run_cmd::run(a),
         Command::Ledger(a) => ledger_cmd::run(a),
+        Command::Lint(a) => lint_cmd::run(a),
         Command::ExportCorpus(a) => corpus_cmd::run(a),
         Command::Interop(a) => interop_cmd::run(a),
         Command::Oracle(a) => oracle_cmd::run(a),

@@ -5,6 +5,7 @@ pub mod baseline;
 pub mod events;
 pub mod execute;
 pub mod mutants;
+pub mod readings;
 pub mod run;
 pub mod select;
 
@@ -16,5 +17,8 @@ pub use events::{
 };
 pub use execute::{admit, execute, execute_into, gate, ExchangeSink, ScenarioOutcome};
 pub use mutants::{kill_matrix, KillMatrix, VariantOutcome, MUTANTS_FORMAT_VERSION};
+pub use readings::{
+    pins_other_than, reading_alternatives, reading_findings, reading_problems, ReadingProblem,
+};
 pub use run::{run_suite, run_suite_until, RunOptions};
 pub use select::{fnv1a64, scenario_seed, select, Filters, Partition, PartitionError};

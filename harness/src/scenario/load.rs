@@ -985,7 +985,7 @@ impl<'de> Deserialize<'de> for Node {
 /// `line:col` of the node at `at` inside step `step` of a scenario file's `text`: the key's
 /// own position for a mapping key, the element's for an index; as deep as the path can be
 /// followed (`None` if not even the step can be found).
-fn locate(text: &str, step: usize, at: &[Seg]) -> Option<(u64, u64)> {
+pub(crate) fn locate(text: &str, step: usize, at: &[Seg]) -> Option<(u64, u64)> {
     let root: Node = serde_saphyr::from_str(text).ok()?;
     let mut path = vec![Seg::Key("steps".into()), Seg::Index(step)];
     path.extend_from_slice(at);

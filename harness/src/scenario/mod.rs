@@ -8,6 +8,7 @@ pub mod builder;
 pub mod embedded;
 pub mod error;
 pub mod fill;
+pub mod lint;
 pub mod load;
 pub mod matcher;
 pub mod schema;
@@ -20,6 +21,7 @@ pub use error::{
     StepError, TypedBodyError,
 };
 pub use fill::fill_push_config;
+pub use lint::{lint_scenario, LintFinding, LintRule};
 pub use load::{
     load_dir, load_file, load_text, pinned_readings, profile_over, rebase, typed_body, validate,
     Compiled, Scenario, TypedBody,
