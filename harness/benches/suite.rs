@@ -22,6 +22,7 @@ fn run_once(rt: &tokio::runtime::Runtime, scenarios: Vec<Scenario>) -> u64 {
         scenario_timeout: Duration::from_secs(30),
         baseline: None,
         command: "bench".into(),
+        min_judged: None,
     };
     rt.block_on(async {
         let mut simulated = 0;

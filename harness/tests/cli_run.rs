@@ -304,6 +304,71 @@ fn min_judged_fails_a_run_that_judged_fewer() {
     assert_eq!(code, 0, "{stderr}");
 }
 
+/// Every output says the outcome the exit code says: the terminal's closing line, the JSON's
+/// `outcome`, the Markdown summary's first line and the HTML header (issue 34 §1).
+#[test]
+fn every_output_carries_the_exit_codes_outcome() {
+    let failing = OK.replace("ErrorCode: NONE", "ErrorCode: INVALID_CONFIG");
+    /// Name, scenario files, extra arguments, exit code, outcome word.
+    type Case<'a> = (
+        &'a str,
+        &'a [(&'a str, &'a str)],
+        &'a [&'a str],
+        i32,
+        &'a str,
+    );
+    let cases: [Case; 4] = [
+        ("passed", &[("a", OK)], &[], 0, "PASSED"),
+        ("failed", &[("a", &failing)], &[], 1, "FAILED"),
+        (
+            "nothing",
+            &[("o", ONLY_EVENTS)],
+            &["--observe", "none"],
+            5,
+            "NOTHING JUDGED",
+        ),
+        (
+            "not-enough",
+            &[("a", OK), ("o", ONLY_EVENTS)],
+            &["--observe", "none", "--min-judged", "2"],
+            5,
+            "NOT ENOUGH JUDGED",
+        ),
+    ];
+    for (name, files, extra, want_code, word) in cases {
+        let d = dir(&format!("outcome-{name}"));
+        let mut args = vec!["--seed", "1"];
+        args.extend_from_slice(extra);
+        let (code, stdout, stderr) = run_in(&d, files, &args);
+        assert_eq!(code, want_code, "{name}: {stdout}{stderr}");
+        assert!(
+            stdout.contains(&format!("\n{word} (seed 1, target reference)")),
+            "{name}: {stdout}"
+        );
+        let reports = d.join("reports");
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(reports.join("results.json")).unwrap())
+                .unwrap();
+        let snake = word.to_lowercase().replace(' ', "_");
+        assert_eq!(json["outcome"], serde_json::json!(snake), "{name}");
+        let md = std::fs::read_to_string(reports.join("summary.md")).unwrap();
+        let first = md.lines().next().unwrap_or("");
+        assert!(
+            first.contains(&format!("kipcheck: {word}")),
+            "{name}: {first}"
+        );
+        assert_eq!(first.contains("✅"), word == "PASSED", "{name}: {first}");
+        let html = std::fs::read_to_string(reports.join("report.html")).unwrap();
+        assert!(html.contains(word), "{name}: the HTML report lacks {word}");
+        if word != "PASSED" {
+            assert!(
+                !md.contains("PASSED") && !stdout.contains("\nPASSED"),
+                "{name}"
+            );
+        }
+    }
+}
+
 #[test]
 fn a_bad_profile_file_is_a_usage_error() {
     let d = dir("bad-profile");

@@ -63,6 +63,7 @@ async fn run_selected(
         scenario_timeout: Duration::from_secs(30),
         baseline: None,
         command: "kipcheck run --target client-cmd:...".into(),
+        min_judged: None,
     };
     tokio::time::timeout(
         TEST_BOUND,

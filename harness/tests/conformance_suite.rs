@@ -22,6 +22,7 @@ fn options() -> RunOptions {
         scenario_timeout: Duration::from_secs(20),
         baseline: None,
         command: "cargo test --test conformance_suite".into(),
+        min_judged: None,
     }
 }
 

@@ -138,6 +138,7 @@ async fn run_python_broker(
         scenario_timeout: Duration::from_secs(30),
         baseline: None,
         command: "kipcheck run --target exec:...".into(),
+        min_judged: None,
     };
     let (results, summary) = bounded(run_suite(target, scenarios, &options, &mut |_| {})).await;
     let failures: Vec<_> = results

@@ -24,6 +24,7 @@ fn options(seed: u64) -> RunOptions {
         scenario_timeout: Duration::from_secs(30),
         baseline: None,
         command: "kipcheck mutants".into(),
+        min_judged: None,
     }
 }
 

@@ -35,6 +35,7 @@ fn run(target: Arc<dyn Target>, s: Vec<Scenario>) -> Vec<ScenarioResult> {
         scenario_timeout: Duration::from_secs(10),
         baseline: None,
         command: "kipcheck run --target reference".into(),
+        min_judged: None,
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -189,6 +190,7 @@ fn a_scenario_cut_off_at_its_timeout_keeps_the_exchange_so_far() {
         scenario_timeout: Duration::from_millis(700),
         baseline: None,
         command: "kipcheck run".into(),
+        min_judged: None,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

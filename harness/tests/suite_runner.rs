@@ -64,6 +64,7 @@ fn options(seed: u64) -> RunOptions {
         scenario_timeout: Duration::from_secs(5),
         baseline: None,
         command: "kipcheck run --target reference".into(),
+        min_judged: None,
     }
 }
 

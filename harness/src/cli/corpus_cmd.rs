@@ -36,6 +36,7 @@ pub(super) fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
         scenario_timeout: Duration::from_secs(30),
         baseline: None,
         command: "kipcheck export-corpus".into(),
+        min_judged: None,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

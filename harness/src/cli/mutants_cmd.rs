@@ -104,6 +104,7 @@ pub(super) fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
         scenario_timeout: Duration::from_millis(a.timeout_ms),
         baseline: None,
         command: format!("kipcheck mutants --seed {}", a.seed),
+        min_judged: None,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -119,6 +119,7 @@ pub(super) fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         scenario_timeout: Duration::from_millis(a.timeout_ms),
         baseline,
         command,
+        min_judged: a.min_judged,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

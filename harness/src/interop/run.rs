@@ -236,6 +236,7 @@ fn run_one(
         scenario_timeout: Duration::from_secs(60),
         baseline: None,
         command: format!("kipcheck run --target {spec:?} --seed {seed}"),
+        min_judged: None,
     };
     let (results, _) = runtime.block_on(run_suite(target, chosen, &options, &mut |_| {}));
     Ok(results)

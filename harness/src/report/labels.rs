@@ -74,7 +74,7 @@ pub(crate) fn record_outcome(record: &super::record::RunRecord) -> &'static str 
     if record.aborted().is_some() || record.totals().is_none() {
         "ABORTED"
     } else {
-        outcome_word(&record.summary())
+        outcome_word(&record.summary(), record.info().and_then(|i| i.min_judged))
     }
 }
 
@@ -115,16 +115,11 @@ pub(crate) fn counts_sentence(s: &Summary) -> String {
         .join(", ")
 }
 
-/// `PASSED` when the run is green for a CI gate, `NOTHING JUDGED` when no scenario judged
-/// the target (and none failed or errored), `FAILED` otherwise.
-pub(crate) fn outcome_word(s: &Summary) -> &'static str {
-    if s.is_green() {
-        "PASSED"
-    } else if s.nothing_judged() && s.failed == 0 && s.errored == 0 && s.unexpected_passes == 0 {
-        "NOTHING JUDGED"
-    } else {
-        "FAILED"
-    }
+/// The run's outcome word ([`crate::runner::Outcome::word`]) for a CI gate requiring at
+/// least `min_judged` scenarios judged: `PASSED`, `FAILED`, `NOTHING JUDGED` or `NOT ENOUGH
+/// JUDGED`, as the exit code says.
+pub(crate) fn outcome_word(s: &Summary, min_judged: Option<usize>) -> &'static str {
+    s.outcome(min_judged).word()
 }
 
 /// `228 of 236 scenarios judged (500 steps); 384 observation steps not observed`.

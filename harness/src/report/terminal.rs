@@ -200,7 +200,7 @@ impl<W: Write> TerminalReporter<W> {
             None => "(run did not finish)".to_owned(),
         };
         let outcome = record_outcome(&self.record);
-        let outcome = if s.is_green() {
+        let outcome = if outcome == "PASSED" {
             p.bold(&p.green(outcome))
         } else {
             p.bold(&p.red(outcome))

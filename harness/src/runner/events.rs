@@ -359,6 +359,45 @@ impl Summary {
     pub fn nothing_judged(&self) -> bool {
         self.judged == 0
     }
+
+    /// The run's outcome for a CI gate that requires at least `min_judged` scenarios judged
+    /// (the exit code follows it: 0, 1 or 3, 5).
+    pub fn outcome(&self, min_judged: Option<usize>) -> Outcome {
+        if self.failed > 0 || self.errored > 0 || self.unexpected_passes > 0 {
+            Outcome::Failed
+        } else if self.nothing_judged() {
+            Outcome::NothingJudged
+        } else if min_judged.is_some_and(|min| self.judged < min) {
+            Outcome::NotEnoughJudged
+        } else {
+            Outcome::Passed
+        }
+    }
+}
+
+/// What a finished run amounts to, the same in every output and in the exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Green: something judged, nothing failed.
+    Passed,
+    /// A finding (failed, errored, unexpected pass).
+    Failed,
+    /// No scenario judged the target.
+    NothingJudged,
+    /// Fewer scenarios judged the target than `--min-judged` requires.
+    NotEnoughJudged,
+}
+
+impl Outcome {
+    /// The word reports print: `PASSED`, `FAILED`, `NOTHING JUDGED`, `NOT ENOUGH JUDGED`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Passed => "PASSED",
+            Self::Failed => "FAILED",
+            Self::NothingJudged => "NOTHING JUDGED",
+            Self::NotEnoughJudged => "NOT ENOUGH JUDGED",
+        }
+    }
 }
 
 /// Facts about the whole run.
@@ -372,6 +411,9 @@ pub struct RunInfo {
     pub selected: usize,
     /// The command line that reproduces the run.
     pub command: String,
+    /// `--min-judged N`: fewer scenarios judged makes the run NOT ENOUGH JUDGED (exit 5).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_judged: Option<usize>,
     /// kipcheck version.
     pub kipcheck_version: String,
     /// When the run started, in ms since the Unix epoch (UTC).

@@ -12,8 +12,8 @@ pub mod select;
 pub use crate::scenario::fill_push_config;
 pub use baseline::{Baseline, BaselineEntry, BaselineError};
 pub use events::{
-    Direction, Exchange, ExchangeEntry, ExchangeKind, Failure, Grade, Mismatch, RunEvent, RunInfo,
-    ScenarioResult, Summary, TimingCheck, UnsupportedCause, Verdict, FORMAT_VERSION,
+    Direction, Exchange, ExchangeEntry, ExchangeKind, Failure, Grade, Mismatch, Outcome, RunEvent,
+    RunInfo, ScenarioResult, Summary, TimingCheck, UnsupportedCause, Verdict, FORMAT_VERSION,
 };
 pub use execute::{admit, execute, execute_into, gate, ExchangeSink, ScenarioOutcome};
 pub use mutants::{kill_matrix, KillMatrix, VariantOutcome, MUTANTS_FORMAT_VERSION};

@@ -78,6 +78,7 @@ pub async fn reading_problems(scenarios: &[Scenario]) -> Vec<ReadingProblem> {
         scenario_timeout: Duration::from_secs(20),
         baseline: None,
         command: "kipcheck lint".into(),
+        min_judged: None,
     };
     let mut out = Vec::new();
     for reading in reading_alternatives() {

@@ -27,6 +27,8 @@ pub struct RunOptions {
     pub baseline: Option<Baseline>,
     /// The command line that reproduces the run (without `--id`).
     pub command: String,
+    /// `--min-judged N`: the run is not green when fewer scenarios judged the target.
+    pub min_judged: Option<usize>,
 }
 
 /// Runs `scenarios` on `target`, calling `on_event` for every event; returns the results in
@@ -56,6 +58,7 @@ pub async fn run_suite_until(
         seed: options.seed,
         selected: scenarios.len(),
         command: options.command.clone(),
+        min_judged: options.min_judged,
         kipcheck_version: env!("CARGO_PKG_VERSION").to_owned(),
         started_unix_ms: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -241,6 +241,7 @@ pub(crate) fn run_info() -> RunInfo {
         seed: 42,
         selected: 6,
         command: "kipcheck run --target reference --seed 42".into(),
+        min_judged: None,
         kipcheck_version: "0.1.0".into(),
         started_unix_ms: 1_764_590_400_000,
         hostname: "ci-runner-7".into(),
