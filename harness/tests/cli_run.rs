@@ -253,6 +253,71 @@ fn reproduce_command_keeps_a_live_targets_role_and_capabilities() {
     assert!(stdout.contains(&want), "{stdout}");
 }
 
+/// Every option that selected the run or shaped its verdicts is in the reproduction line: the
+/// profile, the filters, the time limit, the jobs and the judged threshold (issue 31 §11).
+#[test]
+fn reproduce_command_keeps_every_option_that_shaped_the_verdict() {
+    let d = dir("reproduce_all");
+    let bad = OK.replace("ErrorCode: NONE", "ErrorCode: INVALID_CONFIG");
+    let profile = d.join("p.yaml");
+    std::fs::write(&profile, "size_measure: configs_array\n").unwrap();
+    let (code, stdout, stderr) = run_in(
+        &d,
+        &[("s1", &bad)],
+        &[
+            "--profile",
+            profile.to_str().unwrap(),
+            "--kip",
+            "1324",
+            "--tag",
+            "x",
+            "--timeout-ms",
+            "5000",
+            "--jobs",
+            "1",
+            "--min-judged",
+            "1",
+            "--seed",
+            "5",
+        ],
+    );
+    // `--tag x` selects nothing: exit 4 before any run. Without it the scenario fails.
+    assert_eq!(code, 4, "{stdout}\n{stderr}");
+    let (code, stdout, stderr) = run_in(
+        &d,
+        &[],
+        &[
+            "--profile",
+            profile.to_str().unwrap(),
+            "--kip",
+            "1324",
+            "--grade",
+            "MUST",
+            "--timeout-ms",
+            "5000",
+            "--jobs",
+            "1",
+            "--min-judged",
+            "1",
+            "--seed",
+            "5",
+        ],
+    );
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    let want = format!(
+        "reproduce: kipcheck run --target reference --scenarios {} --profile {} --kip 1324 --grade MUST --timeout-ms 5000 --jobs 1 --seed 5 --id s1",
+        d.join("scenarios").display(),
+        profile.display()
+    );
+    assert!(stdout.contains(&want), "{stdout}");
+    // The run's own command keeps the threshold too.
+    let json = std::fs::read_to_string(d.join("reports/results.json")).unwrap();
+    assert!(
+        json.contains("--jobs 1 --min-judged 1 --seed 5\""),
+        "{json}"
+    );
+}
+
 const ONLY_EVENTS: &str = "title: o\nkip: KIP-1324\ngrade: MUST\nroles: [broker]\nsteps:\n  - send: { api: ApiVersions, version: 3, body: { ClientSoftwareName: k, ClientSoftwareVersion: '1' } }\n  - expect_event: { event: { event: api_versions_answered } }\n";
 
 #[test]

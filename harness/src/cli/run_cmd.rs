@@ -8,7 +8,9 @@ use std::time::Duration;
 use anyhow::anyhow;
 use clap::Args;
 use kipcheck::report::{standard_reporters, ColorChoice, Reporter, TerminalOptions};
-use kipcheck::runner::{run_suite_until, Baseline, RunEvent, RunOptions, ScenarioResult, Verdict};
+use kipcheck::runner::{
+    run_suite_until, Baseline, Grade, Partition, RunEvent, RunOptions, ScenarioResult, Verdict,
+};
 
 use super::list_cmd::{plan, prepare};
 use super::selection::{Observe, SelectArgs};
@@ -40,10 +42,10 @@ pub(super) struct RunArgs {
     #[arg(long, value_name = "FILE")]
     write_baseline: Option<PathBuf>,
     /// Scenarios in flight at once (at least 1).
-    #[arg(long, default_value_t = 4, value_parser = at_least_one::<usize>)]
+    #[arg(long, default_value_t = DEFAULT_JOBS, value_parser = at_least_one::<usize>)]
     jobs: usize,
     /// Wall-clock limit per scenario, in ms (at least 1).
-    #[arg(long, default_value_t = 30_000, value_parser = at_least_one::<u64>)]
+    #[arg(long, default_value_t = DEFAULT_TIMEOUT_MS, value_parser = at_least_one::<u64>)]
     timeout_ms: u64,
     /// Stop starting scenarios after the first failed, errored or unexpectedly passing one
     /// (scenarios in flight are abandoned; the reports hold the finished ones).
@@ -68,6 +70,19 @@ pub(super) struct RunArgs {
     #[arg(long, value_name = "N")]
     min_judged: Option<usize>,
 }
+
+/// `MUST` or `SHOULD`, as `--grade` takes it.
+fn labels_grade(g: Grade) -> &'static str {
+    match g {
+        Grade::Must => "MUST",
+        Grade::Should => "SHOULD",
+    }
+}
+
+/// `--jobs` when not given.
+const DEFAULT_JOBS: usize = 4;
+/// `--timeout-ms` when not given.
+const DEFAULT_TIMEOUT_MS: u64 = 30_000;
 
 /// A number that must be at least 1 (`--jobs 0` would run nothing, `--timeout-ms 0` would
 /// time out every scenario).
@@ -269,6 +284,37 @@ fn command_line(a: &RunArgs, seed: u64) -> String {
     if let Some(m) = &t.target_manifest {
         c.push("--target-manifest".into());
         c.push(shell_word(&m.display().to_string()));
+    }
+    if let Some(m) = &t.metadata_log {
+        c.push("--metadata-log".into());
+        c.push(shell_word(m));
+    }
+    // What selects the run and shapes its verdicts and outcome (per-scenario lines add --id).
+    let f = &a.select.filters;
+    for (flag, values) in [("--kip", &f.kips), ("--tag", &f.tags)] {
+        for v in values {
+            c.push(flag.into());
+            c.push(shell_word(v));
+        }
+    }
+    if let Some(g) = a.select.grade {
+        c.push(format!("--grade {}", labels_grade(g)));
+    }
+    if let Some(p) = &a.select.partition {
+        let (kind, m, n) = match *p {
+            Partition::Hash { m, n } => ("hash", m, n),
+            Partition::Count { m, n } => ("count", m, n),
+        };
+        c.push(format!("--partition {kind}:{m}/{n}"));
+    }
+    if a.timeout_ms != DEFAULT_TIMEOUT_MS {
+        c.push(format!("--timeout-ms {}", a.timeout_ms));
+    }
+    if a.jobs != DEFAULT_JOBS {
+        c.push(format!("--jobs {}", a.jobs));
+    }
+    if let Some(n) = a.min_judged {
+        c.push(format!("--min-judged {n}"));
     }
     if let Some(b) = &a.baseline {
         c.push("--baseline".into());

@@ -3,7 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::codec::to_hex;
+use crate::codec::{from_hex, to_hex};
 use crate::model::classify;
 use crate::model::client_definitions;
 use crate::runner::events::Failure;
@@ -69,7 +69,33 @@ impl Redactor {
         })
     }
 
+    /// `bytes` with every secret's bytes replaced by as many `*`: a hex dump (and its ASCII
+    /// column) then shows neither the secret nor its hex, and keeps every offset and length.
+    pub(crate) fn mask(&self, bytes: &[u8]) -> Vec<u8> {
+        let mut out = bytes.to_vec();
+        for (secret, _) in &self.secrets {
+            let s = secret.as_bytes();
+            if s.is_empty() || s.len() > out.len() {
+                continue;
+            }
+            let mut i = 0;
+            while i + s.len() <= out.len() {
+                if &out[i..i + s.len()] == s {
+                    out[i..i + s.len()].fill(b'*');
+                    i += s.len();
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        out
+    }
+
     pub(super) fn failure(&self, mut f: Failure) -> Failure {
+        f.raw_hex = f.raw_hex.map(|h| match from_hex(&h) {
+            Some(bytes) => to_hex(&self.mask(&bytes)),
+            None => self.apply(&h),
+        });
         f.message = self.apply(&f.message);
         f.step_yaml = self.apply(&f.step_yaml);
         f.expected = f.expected.map(|x| self.apply(&x));
@@ -84,4 +110,43 @@ impl Redactor {
 
 pub(super) fn yaml(v: &impl serde::Serialize) -> String {
     serde_saphyr::to_string(v).unwrap_or_else(|e| format!("<unrenderable: {e}>"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn redactor(secret: &str) -> Redactor {
+        Redactor {
+            secrets: vec![(secret.to_owned(), "<redacted:00000000>".to_owned())],
+        }
+    }
+
+    #[test]
+    fn a_failures_raw_bytes_are_masked_in_place() {
+        let r = redactor("hunter2");
+        // A compact string "hunter2" (length 8 = 7 + 1) between two other bytes.
+        let frame = [&[0x00, 0x08][..], b"hunter2", &[0x01]].concat();
+        let f = Failure {
+            step: Some(0),
+            location: "s.yaml:1:1".into(),
+            step_yaml: String::new(),
+            message: "frame holds hunter2".into(),
+            expected: None,
+            actual: None,
+            mismatches: Vec::new(),
+            raw_hex: Some(to_hex(&frame)),
+        };
+        let f = r.failure(f);
+        assert_eq!(f.raw_hex.as_deref(), Some("00082a2a2a2a2a2a2a01"));
+        assert_eq!(f.message, "frame holds <redacted:00000000>");
+        assert!(!r.found_in(&from_hex(f.raw_hex.as_deref().unwrap()).unwrap()));
+    }
+
+    #[test]
+    fn masking_replaces_every_occurrence_and_nothing_else() {
+        let r = redactor("abc");
+        assert_eq!(r.mask(b"abcxabcab"), b"***x***ab".to_vec());
+        assert_eq!(r.mask(b"ab"), b"ab".to_vec());
+    }
 }
