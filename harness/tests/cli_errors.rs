@@ -95,12 +95,17 @@ fn an_unreachable_tcp_target_stops_the_run_with_exit_3_before_any_scenario() {
             .is_some_and(|why| why.contains("unreachable")),
         "{results}"
     );
-    // `list` says the same.
+    // `list` plans without it (issue 34 §3), and says it could not reach it.
     let out = kipcheck()
         .args(["list", "--target", &format!("tcp://{addr}")])
         .output()
         .expect("runs");
-    assert_eq!(code(&out), i32::from(exit::TARGET));
+    assert_eq!(code(&out), i32::from(exit::SUCCESS));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("target unreachable"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

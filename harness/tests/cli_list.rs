@@ -199,3 +199,46 @@ fn completions_are_generated_for_bash_zsh_and_fish() {
         .expect("runs");
     assert_eq!(code(&out), i32::from(exit::USAGE));
 }
+
+/// Planning needs no running target: `list` (and `run --dry-run`) against a `tcp://` address
+/// where nothing listens says what would run from the declared role and capabilities; a
+/// malformed address is a usage error (issue 34 §3).
+#[test]
+fn list_plans_a_live_target_that_is_not_running_and_refuses_a_malformed_one() {
+    let d = suite("not-running");
+    // Port 9 (discard) on loopback: nothing listens there on a test machine.
+    let out = list(&d, &["--target", "tcp://127.0.0.1:9", "--role", "broker"]);
+    assert_eq!(
+        code(&out),
+        i32::from(exit::SUCCESS),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stdout).contains("a-broker"),
+        "{}",
+        text(&out.stdout)
+    );
+    for bad in ["tcp://127.0.0.1:99999", "tcp://nohost", "tcp://:9092"] {
+        let out = list(&d, &["--target", bad]);
+        assert_eq!(
+            code(&out),
+            i32::from(exit::USAGE),
+            "{bad}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains("expected tcp://HOST:PORT"),
+            "{bad}: {}",
+            text(&out.stderr)
+        );
+    }
+    // A run still needs the target: exit 3.
+    let out = kipcheck()
+        .args(["run", "--target", "tcp://127.0.0.1:9", "--role", "broker"])
+        .args(["--scenarios", d.join("scenarios").to_str().unwrap()])
+        .args(["--report-dir", d.join("reports").to_str().unwrap()])
+        .output()
+        .expect("runs");
+    assert_eq!(code(&out), i32::from(exit::TARGET), "{}", text(&out.stderr));
+}

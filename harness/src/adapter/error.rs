@@ -95,6 +95,14 @@ pub enum SetupError {
         /// The kinds there are.
         available: &'static str,
     },
+    /// A `tcp://` address that is not `HOST:PORT`.
+    #[error("tcp://{addr}: {why}; expected tcp://HOST:PORT with a port from 1 to 65535")]
+    BadAddress {
+        /// What followed `tcp://`.
+        addr: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
     /// A target kind that needs a command was given none.
     #[error("needs a command, e.g. {example}")]
     NeedsCommand {

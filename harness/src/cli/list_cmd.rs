@@ -15,6 +15,7 @@ use kipcheck::scenario::Scenario;
 use serde_json::json;
 
 use super::selection::SelectArgs;
+use super::target_args::Reach;
 use super::target_args::TargetArgs;
 
 /// Arguments of `kipcheck list`.
@@ -34,7 +35,7 @@ pub(super) struct ListArgs {
 
 /// Runs `kipcheck list`.
 pub(super) fn run(a: ListArgs) -> anyhow::Result<ExitCode> {
-    let (target, chosen) = match prepare(&a.target, &a.select) {
+    let (target, chosen) = match prepare(&a.target, &a.select, Reach::NotNeeded) {
         Ok(p) => p,
         Err((code, _)) => return Ok(code),
     };
@@ -50,8 +51,9 @@ pub(super) type Prepared = (Arc<dyn Target>, Vec<Scenario>);
 pub(super) fn prepare(
     target: &TargetArgs,
     select: &SelectArgs,
+    reach: Reach,
 ) -> Result<Prepared, (ExitCode, String)> {
-    let target = target.build()?;
+    let target = target.build_with(reach)?;
     let chosen = select.select().map_err(|code| {
         (
             code,
@@ -61,7 +63,7 @@ pub(super) fn prepare(
     Ok((target, chosen))
 }
 
-fn grade_name(g: Grade) -> &'static str {
+pub(super) fn grade_name(g: Grade) -> &'static str {
     match g {
         Grade::Must => "MUST",
         Grade::Should => "SHOULD",

@@ -9,12 +9,12 @@ use anyhow::anyhow;
 use clap::Args;
 use kipcheck::report::{standard_reporters, ColorChoice, Reporter, TerminalOptions};
 use kipcheck::runner::{
-    run_suite_until, Baseline, Grade, Partition, RunEvent, RunOptions, ScenarioResult, Verdict,
+    run_suite_until, Baseline, Partition, RunEvent, RunOptions, ScenarioResult, Verdict,
 };
 
-use super::list_cmd::{plan, prepare};
+use super::list_cmd::{grade_name, plan, prepare};
 use super::selection::{Observe, SelectArgs};
-use super::target_args::TargetArgs;
+use super::target_args::{Reach, TargetArgs};
 use super::{EXIT_FINDING, EXIT_NOTHING_JUDGED, EXIT_TARGET};
 
 /// Exit code of a run interrupted by Ctrl-C (128 + SIGINT, as shells report it).
@@ -71,14 +71,6 @@ pub(super) struct RunArgs {
     min_judged: Option<usize>,
 }
 
-/// `MUST` or `SHOULD`, as `--grade` takes it.
-fn labels_grade(g: Grade) -> &'static str {
-    match g {
-        Grade::Must => "MUST",
-        Grade::Should => "SHOULD",
-    }
-}
-
 /// `--jobs` when not given.
 const DEFAULT_JOBS: usize = 4;
 /// `--timeout-ms` when not given.
@@ -100,7 +92,7 @@ where
 /// Runs `kipcheck run`.
 pub(super) fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     if a.dry_run {
-        let (target, chosen) = match prepare(&a.target, &a.select) {
+        let (target, chosen) = match prepare(&a.target, &a.select, Reach::NotNeeded) {
             Ok(p) => p,
             Err((code, _)) => return Ok(code),
         };
@@ -111,7 +103,7 @@ pub(super) fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     terminal.verbose = a.verbose;
     // At once, so no earlier run's report outlives a run that stops before writing its own.
     let mut reporters = standard_reporters(&a.report_dir, terminal).map_err(|e| anyhow!("{e}"))?;
-    let (target, chosen) = match prepare(&a.target, &a.select) {
+    let (target, chosen) = match prepare(&a.target, &a.select, Reach::Required) {
         Ok(p) => p,
         Err((code, why)) => {
             let _ = reporters.abort(&why);
@@ -298,7 +290,7 @@ fn command_line(a: &RunArgs, seed: u64) -> String {
         }
     }
     if let Some(g) = a.select.grade {
-        c.push(format!("--grade {}", labels_grade(g)));
+        c.push(format!("--grade {}", grade_name(g)));
     }
     if let Some(p) = &a.select.partition {
         let (kind, m, n) = match *p {

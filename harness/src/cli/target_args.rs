@@ -20,6 +20,15 @@ use kipcheck::scenario::{Capability, Role};
 use super::selection::Observe;
 use super::{EXIT_TARGET, EXIT_USAGE};
 
+/// Whether the command needs the target to answer before it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Reach {
+    /// It runs scenarios: an unreachable target ends it with exit 3.
+    Required,
+    /// It only plans (what would run): the target is built from what was declared.
+    NotNeeded,
+}
+
 /// `--target` and what goes with it.
 #[derive(Clone, Debug, Args)]
 pub(super) struct TargetArgs {
@@ -167,7 +176,10 @@ impl TargetArgs {
     /// The target, or the exit code to end with and the reason (printed already, and kept
     /// for an ABORTED report): 2 for a bad specification or capability, 3 for a target that
     /// fails to start or is unreachable.
-    pub(super) fn build(&self) -> Result<Arc<dyn Target>, (ExitCode, String)> {
+    /// With [`Reach::NotNeeded`] (planning: `list`, `run --dry-run`) a live target that cannot
+    /// be reached is still built, from what was declared, since nothing will be sent to it. A
+    /// malformed specification is a usage error either way.
+    pub(super) fn build_with(&self, reach: Reach) -> Result<Arc<dyn Target>, (ExitCode, String)> {
         let fail = |code: u8, why: String| {
             eprintln!("kipcheck: {why}");
             (ExitCode::from(code), why)
@@ -199,7 +211,10 @@ impl TargetArgs {
                 (code, why)
             })?;
         if let Some(why) = target.unreachable() {
-            return Err(fail(EXIT_TARGET, format!("target unreachable: {why}")));
+            if reach == Reach::Required {
+                return Err(fail(EXIT_TARGET, format!("target unreachable: {why}")));
+            }
+            eprintln!("kipcheck: note: target unreachable ({why}); planned from what was declared");
         }
         Ok(match self.observe {
             Observe::Target => target,
