@@ -11,6 +11,7 @@ use super::labels::{
 };
 use super::record::RunRecord;
 use super::text::{failure_diff, hex_block, location_line, mismatch_line, unified, STALE_MESSAGE};
+use crate::runner::events::remedy;
 use crate::runner::{ScenarioResult, Summary, Verdict};
 
 /// File name of the Markdown summary inside the report directory.
@@ -170,9 +171,14 @@ pub fn render_markdown(record: &RunRecord) -> String {
     let groups = unsupported_groups(&s);
     if !groups.is_empty() {
         let _ = writeln!(out, "### Unsupported, by cause\n");
-        let _ = writeln!(out, "| cause | scenarios |\n| --- | ---: |");
+        let target = record.info().map_or("", |i| i.target.as_str());
+        let _ = writeln!(
+            out,
+            "| cause | scenarios | to declare it |\n| --- | ---: | --- |"
+        );
         for (k, n) in groups {
-            let _ = writeln!(out, "| {} | {n} |", md_text(k));
+            let r = remedy(k, target).unwrap_or_default();
+            let _ = writeln!(out, "| {} | {n} | {} |", md_text(k), md_text(&r));
         }
         out.push('\n');
     }

@@ -15,6 +15,7 @@ use super::labels::{
 use super::record::{is_finding, RunRecord};
 use super::reporter::Reporter;
 use super::text::{failure_block, BlockOptions, Paint};
+use crate::runner::events::remedy;
 use crate::runner::{RunEvent, ScenarioResult, Verdict};
 
 /// `--color`: when the terminal output uses ANSI colours.
@@ -214,8 +215,12 @@ impl<W: Write> TerminalReporter<W> {
         let groups = unsupported_groups(&s);
         if !groups.is_empty() {
             text.push_str("Unsupported, by cause (a scenario counts under each of its causes):\n");
+            let target = self.record.info().map_or("", |i| i.target.as_str());
             for (k, n) in groups {
-                text.push_str(&format!("  {n:>4}  {k}\n"));
+                match remedy(k, target) {
+                    Some(r) => text.push_str(&format!("  {n:>4}  {k}: {r}\n")),
+                    None => text.push_str(&format!("  {n:>4}  {k}\n")),
+                }
             }
         }
         match self.record.info() {

@@ -37,6 +37,36 @@ pub enum UnsupportedCause {
     Target(String),
 }
 
+/// What the user of `target` (a run's target name) can do about a cause group
+/// ([`UnsupportedCause::group`]): the exact flag to declare a capability or play a role, or why
+/// it cannot be declared. `None` where there is nothing to declare (the reference, a cause
+/// that is the scenario's own).
+pub fn remedy(group: &str, target: &str) -> Option<String> {
+    let live = target.starts_with("tcp://") || target.starts_with("client-cmd:");
+    let exec = target.starts_with("exec:");
+    if let Some(cap) = group.strip_prefix("lacks ") {
+        let c: crate::scenario::Capability =
+            serde_json::from_value(serde_json::Value::String(cap.to_owned())).ok()?;
+        return match (crate::adapter::unclaimable_live(c), live, exec) {
+            (Some(why), true, _) => Some(format!("not declarable: {why}")),
+            (None, true, _) => Some(format!("if the target has it, add --capability {cap}")),
+            (_, _, true) => Some(format!(
+                "if the adapter has it, list \"{cap}\" in its hello's capabilities"
+            )),
+            _ => None,
+        };
+    }
+    if let Some(role) = group.strip_prefix("does not play ") {
+        return (live || exec).then(|| format!("run the target that plays it with --role {role}"));
+    }
+    if let Some(reading) = group.strip_prefix("follows another reading of ") {
+        return live.then(|| {
+            format!("pinned to another value; declare yours: --profile FILE ({reading})")
+        });
+    }
+    None
+}
+
 impl UnsupportedCause {
     /// The key the summary groups by: the cause without scenario-specific values.
     pub fn group(&self) -> String {
@@ -446,4 +476,37 @@ pub enum RunEvent {
         /// Simulated time covered by all scenarios together.
         simulated_ms: u64,
     },
+}
+
+#[cfg(test)]
+mod remedy_tests {
+    use super::remedy;
+
+    #[test]
+    fn each_cause_names_the_exact_flag_for_the_targets_kind() {
+        let live = "tcp://127.0.0.1:9092";
+        assert_eq!(
+            remedy("lacks policy_control", live).as_deref(),
+            Some("if the target has it, add --capability policy_control")
+        );
+        assert!(
+            remedy("lacks virtual_clock", "client-cmd:\"c {bootstrap}\"")
+                .is_some_and(|r| r.starts_with("not declarable: "))
+        );
+        assert_eq!(
+            remedy("lacks throttle", "exec:\"python3 a.py\"").as_deref(),
+            Some("if the adapter has it, list \"throttle\" in its hello's capabilities")
+        );
+        assert_eq!(
+            remedy("does not play controller", live).as_deref(),
+            Some("run the target that plays it with --role controller")
+        );
+        assert!(remedy("follows another reading of size_measure", live)
+            .is_some_and(|r| r.contains("--profile FILE")));
+        assert_eq!(remedy("lacks events", "reference"), None);
+        assert_eq!(
+            remedy("nothing judged (observation steps only)", live),
+            None
+        );
+    }
 }
