@@ -256,6 +256,12 @@ class Broker:
         size = m["body_size"]
         if self.measure == "configs_array":
             size -= tagged_section_len(body.get("_tagged", {}))
+        elif self.measure == "key_value_bytes":
+            # UTF-8 bytes of key and value, each key once (its last value).
+            last = {}
+            for c in body["Configs"]:
+                last[c["ConfigKey"]] = len(c["ConfigValue"].encode("utf-8"))
+            size = sum(len(k.encode("utf-8")) + n for k, n in last.items())
         self.event(events, "push_config_received", size=size, max_bytes=self.max_bytes)
 
         def reject(code, message, policy_called):

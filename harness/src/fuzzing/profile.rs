@@ -6,15 +6,15 @@ use arbitrary::{Arbitrary, Unstructured};
 
 use crate::model::{ConfigTypeNumbering, SizeMeasure, SpecProfile};
 
-/// The default profile with an arbitrary size measure and `ConfigType` numbering (two bytes'
-/// worth of choices, in that order).
+/// The default profile with an arbitrary size measure (one of three) and `ConfigType`
+/// numbering, in that order.
 pub(crate) fn arbitrary_readings(u: &mut Unstructured<'_>) -> arbitrary::Result<SpecProfile> {
     Ok(SpecProfile {
-        size_measure: if bool::arbitrary(u)? {
-            SizeMeasure::ConfigsArray
-        } else {
-            SizeMeasure::RequestBody
-        },
+        size_measure: *u.choose(&[
+            SizeMeasure::RequestBody,
+            SizeMeasure::ConfigsArray,
+            SizeMeasure::KeyValueBytes,
+        ])?,
         config_type_numbering: if bool::arbitrary(u)? {
             ConfigTypeNumbering::OlderKipEnum
         } else {

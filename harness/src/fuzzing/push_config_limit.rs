@@ -26,9 +26,10 @@ pub fn push_config_limit(data: &[u8]) {
     let _ = run(&mut u);
 }
 
-/// The size of the encoded `body` of `req` under `measure`: the whole body, or the body
+/// The size of the encoded `body` of `req` under `measure`: the whole body, the body
 /// without its top-level tagged-field section (the body with no unknown tags is the
-/// `Configs` array plus a one-byte empty tag section).
+/// `Configs` array plus a one-byte empty tag section), or the UTF-8 bytes of the keys and
+/// values, each key counted once.
 fn expected_size(measure: SizeMeasure, req: &PushConfigRequest, body: &[u8]) -> usize {
     match measure {
         SizeMeasure::RequestBody => body.len(),
@@ -40,6 +41,23 @@ fn expected_size(measure: SizeMeasure, req: &PushConfigRequest, body: &[u8]) -> 
             let len = untagged.to_bytes(0).expect("re-encodes").len();
             assert!(body.len() >= len, "tags cannot shrink the body");
             len - 1
+        }
+        // Computed apart from the broker's own measure: the last value of each key.
+        SizeMeasure::KeyValueBytes => {
+            let mut sizes: Vec<(&str, usize)> = Vec::new();
+            for c in &req.configs {
+                let (k, v) = (c.config_key.as_str(), c.config_value.as_str());
+                match sizes.iter_mut().find(|(key, _)| *key == k) {
+                    Some(slot) => slot.1 = k.len() + v.len(),
+                    None => sizes.push((k, k.len() + v.len())),
+                }
+            }
+            let size: usize = sizes.iter().map(|(_, n)| n).sum();
+            assert!(
+                size <= body.len(),
+                "key and value bytes are part of the body"
+            );
+            size
         }
     }
 }

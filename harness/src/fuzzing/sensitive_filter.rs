@@ -213,6 +213,12 @@ fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
             SizeMeasure::RequestBody => body.len(),
             // No unknown tags: the tag section is the one byte 0x00.
             SizeMeasure::ConfigsArray => body.len() - 1,
+            // Unique keys (no duplicates selected): every key and value counts.
+            SizeMeasure::KeyValueBytes => req
+                .configs
+                .iter()
+                .map(|c| c.config_key.len() + c.config_value.len())
+                .sum(),
         };
         let budget = profile.defaults.client_config_max_bytes as usize;
         assert!(

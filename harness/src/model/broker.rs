@@ -579,7 +579,21 @@ pub fn measure(m: SizeMeasure, req: &PushConfigRequest, body_len: usize) -> usiz
             let tag_len = tags_only.encoded_len(0).unwrap_or(1).saturating_sub(1);
             body_len.saturating_sub(tag_len)
         }
+        SizeMeasure::KeyValueBytes => key_value_bytes(req),
     }
+}
+
+/// The `key_value_bytes` measure: the UTF-8 byte lengths of `ConfigKey` and `ConfigValue`
+/// summed over the entries de-duplicated by key, a repeated key counting once at its last
+/// value (a Java map's `put`). Nothing else of the encoding counts.
+pub fn key_value_bytes(req: &PushConfigRequest) -> usize {
+    let mut last: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in &req.configs {
+        last.insert(c.config_key.as_str(), c.config_value.len());
+    }
+    last.iter().fold(0usize, |sum, (k, v)| {
+        sum.saturating_add(k.len()).saturating_add(*v)
+    })
 }
 
 /// Why the broker refuses a PushConfig entry before the policy sees it (the text is the

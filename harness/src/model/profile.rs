@@ -20,6 +20,12 @@ pub enum SizeMeasure {
     RequestBody,
     /// Only the encoded `Configs` array (the body minus its top-level tagged-field section).
     ConfigsArray,
+    /// The sum of the UTF-8 byte lengths of `ConfigKey` and `ConfigValue` over the entries,
+    /// de-duplicated by key (a repeated key counts once; the reference counts its last value,
+    /// as a Java map's `put` keeps it, and scenarios repeat only identical entries); length
+    /// prefixes, `ConfigType`, `IsDefault` and tagged fields are not counted. What a KIP-1324
+    /// prototype broker measures.
+    KeyValueBytes,
 }
 
 /// How a broker without a policy answers a PushConfig it never advertised (kip-notes §6 A5).
@@ -314,7 +320,8 @@ pub struct SpecProfile {
     pub provisional: ProvisionalNumbers,
     /// Numeric defaults.
     pub defaults: Defaults,
-    /// What the size limit measures (§6 A3): `request_body` (default) or `configs_array`.
+    /// What the size limit measures (§6 A3): `request_body` (default), `configs_array` or
+    /// `key_value_bytes`.
     pub size_measure: SizeMeasure,
     /// PushConfig `ConfigType` numbering (§6 A2): `config_def_type` (default) or `older_kip_enum`.
     pub config_type_numbering: ConfigTypeNumbering,
@@ -478,6 +485,24 @@ mod tests {
         assert_eq!(q.size_measure, SizeMeasure::ConfigsArray);
         assert_eq!(q.audit_direction, AuditDirection::UpgradeOnly);
         assert_eq!(q.defaults, Defaults::default());
+    }
+
+    #[test]
+    fn size_measure_has_three_readings() {
+        for (text, m) in [
+            ("request_body", SizeMeasure::RequestBody),
+            ("configs_array", SizeMeasure::ConfigsArray),
+            ("key_value_bytes", SizeMeasure::KeyValueBytes),
+        ] {
+            let p = SpecProfile::from_yaml(&format!("size_measure: {text}\n")).unwrap();
+            assert_eq!(p.size_measure, m);
+            assert_eq!(SpecProfile::from_yaml(&p.to_yaml()).unwrap(), p);
+        }
+        assert_eq!(
+            SpecProfile::default().size_measure,
+            SizeMeasure::RequestBody
+        );
+        assert!(SpecProfile::from_yaml("size_measure: key_value\n").is_err());
     }
 
     #[test]

@@ -39,7 +39,9 @@ pub fn request_size(measure: SizeMeasure, req: &PushConfigRequest) -> usize {
     let body = req.encoded_len(0).unwrap_or(usize::MAX);
     match measure {
         SizeMeasure::RequestBody => body,
-        SizeMeasure::ConfigsArray => super::broker::measure(measure, req, body),
+        SizeMeasure::ConfigsArray | SizeMeasure::KeyValueBytes => {
+            super::broker::measure(measure, req, body)
+        }
     }
 }
 

@@ -27,7 +27,9 @@ pub fn fill_push_config(fill: &Fill) -> Result<PushConfigRequest, FillError> {
     }
     let mut req = PushConfigRequest::default();
     // Whole entries of up to 8000 value bytes, then one entry tuned to hit the size exactly.
-    // Each entry adds over 8000 bytes under either measure, so this many always suffice.
+    // Each entry adds over 8000 bytes under every measure, so this many always suffice. The
+    // keys are distinct, so under `key_value_bytes` every entry counts (no de-duplication);
+    // that measure cannot be filled below one key's length (a load error).
     let max_entries = fill.size / 8000 + 1;
     while req.configs.len() < max_entries {
         let mut trial = req.clone();

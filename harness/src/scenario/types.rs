@@ -265,7 +265,9 @@ pub const MAX_FILL_BYTES: usize = 16 << 20;
 pub struct Fill {
     /// Target size in bytes under `measure`.
     pub size: usize,
-    /// Which size: the request body (bytes after the header) or the Configs array.
+    /// Which size: `request_body` (bytes after the header), `configs_array` (the body less
+    /// its tagged-field section) or `key_value_bytes` (the UTF-8 bytes of the keys and
+    /// values; the fill's keys are distinct).
     pub measure: crate::model::SizeMeasure,
 }
 

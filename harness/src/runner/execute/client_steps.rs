@@ -555,9 +555,10 @@ impl Exec<'_> {
         let (_, api_key, body) =
             codec::split_request_head(frame, DEFAULT_MAX_FRAME_SIZE, &self.numbers)?;
         let size = match (bounds.measure, api_key) {
-            (SizeMeasure::ConfigsArray, ApiKey::PUSH_CONFIG) => {
+            (SizeMeasure::RequestBody, _) => body.len(),
+            (m, ApiKey::PUSH_CONFIG) => {
                 let req = PushConfigRequest::from_bytes(body, 0).ok()?;
-                measure(SizeMeasure::ConfigsArray, &req, body.len())
+                measure(m, &req, body.len())
             }
             _ => body.len(),
         };
