@@ -29,6 +29,11 @@ pub struct TargetManifest {
     /// RegisterBrokerRecord v5; absent: it never persists them (no KIP-1326).
     #[serde(default)]
     pub static_config_persistence_level: Option<i16>,
+    /// The controller's cluster id (what it was formatted with): every BrokerRegistration
+    /// kipcheck sends it carries this id. Absent: learnt from the controller's DescribeCluster
+    /// answer when the target is built. Given: it wins.
+    #[serde(default)]
+    pub cluster_id: Option<String>,
     /// Real configs with validators, by name.
     #[serde(default)]
     pub configs: BTreeMap<String, ManifestConfig>,
@@ -77,6 +82,12 @@ pub struct ManifestConfig {
     /// KIP-1326 report policy (`DEFAULT` or `NEVER`).
     #[serde(default)]
     pub report_policy: ReportPolicy,
+    /// The value the config has where nothing set it (a freshly created topic's, for a topic
+    /// config), as `convertToString` renders it: the list an IncrementalAlterConfigs APPEND
+    /// or SUBTRACT starts from. Needed only to bind a scenario that appends to or subtracts
+    /// from the config.
+    #[serde(default)]
+    pub default: Option<String>,
 }
 
 /// A value a validator refuses and one it accepts.

@@ -22,7 +22,10 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
-use super::binding::{bind, Unbound};
+mod controller;
+
+use self::controller::{learn_cluster_id, unregister_all, Registered, RegistrationWatch};
+use super::binding::{bind, bind_cluster_id, Unbound};
 use super::error::{Crash, ProbeError, ProbeStage, SetupError, TimedOut, Unsupported};
 use super::metadata_log::MetadataLogReader;
 use super::policy_host::{PolicyHost, PolicyScope};
@@ -189,6 +192,12 @@ pub struct TcpTarget {
     metadata_log: Option<(String, std::sync::Arc<std::sync::Mutex<LogPosition>>)>,
     /// `--target-manifest` (controller role only): the definitions scenarios bind to.
     manifest: Option<std::sync::Arc<crate::adapter::TargetManifest>>,
+    /// Controller role: its cluster id (the manifest's `cluster_id`, else its DescribeCluster
+    /// answer), which every BrokerRegistration a scenario sends carries; or why it is unknown.
+    cluster_id: Result<String, String>,
+    /// Controller role: broker ids scenarios registered and kipcheck has not unregistered
+    /// yet (each session unregisters its own when it ends; the next one retries leftovers).
+    registered: Registered,
 }
 
 /// Where the metadata log was last read up to: the next offset and the epoch of the record
@@ -236,13 +245,28 @@ impl TcpTarget {
             )),
             None => None,
         };
+        let probe = probe(addr, &numbers);
+        let cluster_id = match (&opts.manifest, &probe) {
+            _ if role != Role::Controller => Err("not a controller".to_owned()),
+            (
+                Some(crate::adapter::TargetManifest {
+                    cluster_id: Some(id),
+                    ..
+                }),
+                _,
+            ) => Ok(id.clone()),
+            (_, Ok(p)) => learn_cluster_id(addr, p, &numbers),
+            (_, Err(e)) => Err(e.to_string()),
+        };
         Ok(Self {
             addr: addr.to_owned(),
             role,
             declared: opts.capabilities.clone(),
             readings,
             numbers,
-            probe: probe(addr, &numbers),
+            probe,
+            cluster_id,
+            registered: Registered::default(),
             exclusive: std::sync::Arc::default(),
             policy_host,
             metadata_log: opts
@@ -352,7 +376,12 @@ impl Target for TcpTarget {
         if self.role != Role::Controller {
             return Ok(None);
         }
-        bind(scenario, self.manifest.as_deref())
+        let bound = bind(scenario, self.manifest.as_deref())?;
+        let with_id = bind_cluster_id(
+            bound.as_ref().unwrap_or(scenario),
+            self.cluster_id.as_deref().map_err(String::as_str),
+        )?;
+        Ok(with_id.or(bound))
     }
 
     fn unreachable(&self) -> Option<String> {
@@ -398,6 +427,25 @@ impl Target for TcpTarget {
                 .as_ref()
                 .map(|c| c.topics.as_slice())
                 .unwrap_or_default();
+            let leftovers = self.registered.lock().map_or(true, |s| !s.is_empty());
+            if let (Ok(probe), true) = (&self.probe, leftovers) {
+                // Registrations an earlier session could not undo (normally none: each
+                // session unregisters its brokers when it ends).
+                let (addr, probe2, numbers, registered) = (
+                    self.addr.clone(),
+                    probe.clone(),
+                    self.numbers,
+                    self.registered.clone(),
+                );
+                tokio::task::spawn_blocking(move || {
+                    unregister_all(&addr, &probe2, &numbers, &registered)
+                })
+                .await
+                .map_err(|_| Crash::Internal {
+                    what: "the broker unregistration task",
+                })?
+                .map_err(|message| SetupError::Refused { message })?;
+            }
             if let Ok(probe) = &self.probe {
                 prepare_topics(&self.addr, probe, &self.numbers, topics).await?;
             }
@@ -406,13 +454,23 @@ impl Target for TcpTarget {
             Some((addr, position)) => Some(LogWatch::open(addr, position.clone()).await?),
             None => None,
         };
+        let registrations = match (&self.probe, self.role) {
+            (Ok(p), Role::Controller) => Some(Registrations {
+                probe: p.clone(),
+                numbers: self.numbers,
+                watch: RegistrationWatch::default(),
+                registered: self.registered.clone(),
+            }),
+            _ => None,
+        };
         Ok(Box::new(TcpSession {
             addr: self.addr.clone(),
             start: Instant::now(),
             conns: BTreeMap::new(),
             policy,
             log,
-            _exclusive: exclusive,
+            registrations,
+            exclusive,
         }))
     }
 }
@@ -730,7 +788,52 @@ pub struct TcpSession {
     /// The hosted policy's verdict, clock and calls for this scenario (`--policy-host`).
     policy: Option<PolicyScope>,
     log: Option<LogWatch>,
-    _exclusive: Option<tokio::sync::OwnedMutexGuard<()>>,
+    /// Controller role: the brokers this session registers, unregistered when it ends.
+    registrations: Option<Registrations>,
+    exclusive: Option<tokio::sync::OwnedMutexGuard<()>>,
+}
+
+/// A controller session's view of the brokers its scenario registers.
+struct Registrations {
+    probe: Probe,
+    numbers: ProvisionalNumbers,
+    watch: RegistrationWatch,
+    registered: Registered,
+}
+
+impl Drop for TcpSession {
+    /// Unregisters every broker the scenario registered (passed, failed or errored), holding
+    /// the controller until done so the next session starts clean. On a multi-threaded
+    /// runtime (`kipcheck run`) this waits for the unregistration; elsewhere the next
+    /// session waits for it (it holds the lock).
+    fn drop(&mut self) {
+        let Some(mut r) = self.registrations.take() else {
+            return;
+        };
+        // Answers the runner did not read (a step failed first) may still register a broker.
+        for (id, c) in &mut self.conns {
+            while let Ok(ConnOutput::Frame(f)) = c.rx.try_recv() {
+                r.watch.answered(*id, &f, &r.registered);
+            }
+        }
+        if r.registered.lock().map_or(true, |s| s.is_empty()) {
+            return;
+        }
+        let addr = self.addr.clone();
+        let guard = self.exclusive.take();
+        let job = std::thread::spawn(move || {
+            // A failure is retried when the next session opens (and reported there).
+            let _ = unregister_all(&addr, &r.probe, &r.numbers, &r.registered);
+            drop(guard);
+        });
+        let multi = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if multi {
+            tokio::task::block_in_place(|| {
+                let _ = job.join();
+            });
+        }
+    }
 }
 
 /// Reads frames as they are (size prefix included) until the peer closes. A size prefix
@@ -796,6 +899,9 @@ fn unsupported(step: &str) -> AdapterError {
 #[async_trait]
 impl Session for TcpSession {
     async fn send(&mut self, conn: u32, frame: Vec<u8>) -> Result<(), AdapterError> {
+        if let Some(r) = &mut self.registrations {
+            r.watch.sent(conn, &frame, &r.numbers);
+        }
         let c = self.conn(conn).await?;
         match tokio::time::timeout(IO_TIMEOUT, c.write.write_all(&frame)).await {
             // A write into a connection the peer closed: the reader reports the close.
@@ -809,7 +915,12 @@ impl Session for TcpSession {
             return Ok(None);
         };
         match tokio::time::timeout(Duration::from_millis(wait_ms), c.rx.recv()).await {
-            Ok(Some(out)) => Ok(Some(out)),
+            Ok(Some(out)) => {
+                if let (Some(r), ConnOutput::Frame(f)) = (&mut self.registrations, &out) {
+                    r.watch.answered(conn, f, &r.registered);
+                }
+                Ok(Some(out))
+            }
             Ok(None) => Ok(Some(ConnOutput::Closed)),
             Err(_) => Ok(None),
         }
