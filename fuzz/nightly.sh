@@ -2,7 +2,9 @@
 # Nightly fuzzing: runs every cargo-fuzz target (or the ones named) for SECONDS each on all
 # cores (-fork), merges what it found into corpus/<target>/ and minimises that corpus, and
 # writes a summary to reports/fuzz/<UTC timestamp>/ (summary.md, summary.json, one log per
-# target). Exits non-zero if any target crashed, ran out of memory or timed out.
+# target, and fuzz.sarif: one SARIF 2.1.0 result per crash/oom/timeout/leak input under
+# fuzz/artifacts/<target>/, for GitHub code scanning; needs python3, skipped without it).
+# Exits non-zero if any target crashed, ran out of memory or timed out.
 #
 #   fuzz/nightly.sh [SECONDS] [TARGET...]      default: 600 seconds, every target
 #
@@ -88,5 +90,118 @@ for t in "${targets[@]}"; do
   echo "$t: $result (exec/s $rate, cov $cov, ft $ft, corpus $before -> $after)"
 done
 (IFS=,; echo "{\"stamp\":\"$stamp\",\"seconds\":$secs,\"jobs\":$jobs,\"sanitizer\":\"$SANITIZER\",\"targets\":[${json_rows[*]}]}") > "$out/summary.json"
+
+# SARIF 2.1.0 for code scanning: ruleId = the target, location = the artifact (relative to the
+# repository root), message = the kind and how to reproduce, then the stack from the target's
+# log (the lines leading to "Test unit written to <artifact>"; none when the artifact is from an
+# earlier night). A panic's "panicked at FILE:LINE:COL" becomes a related location.
+write_fuzz_sarif() { # OUT_DIR TARGET...
+  python3 - "$@" <<'PY'
+import json, os, re, sys
+
+out, targets = sys.argv[1], sys.argv[2:]
+KINDS = {"crash": "error", "oom": "error", "timeout": "warning", "leak": "warning"}
+START = re.compile(r"panicked at|==\d+==\s*ERROR|ERROR: libFuzzer|ERROR: AddressSanitizer|deadly signal")
+STOP = re.compile(r"Test unit written to|INFO: log from the inner process|INFO: Running with|INFO: Seed:")
+PANIC = re.compile(r"panicked at ([^\s:]+\.rs):(\d+):(\d+)")
+NOISE = re.compile(r"^(MS: |base unit: |0x[0-9a-fA-F]{2},|Base64: |artifact_prefix=)")
+
+def stack(lines, artifact):
+    name = os.path.basename(artifact)
+    at = next((i for i in range(len(lines) - 1, -1, -1)
+               if "Test unit written to" in lines[i] and name in lines[i]), None)
+    if at is None:
+        return None
+    lo = at - 1
+    while lo >= 0 and at - lo <= 400 and not STOP.search(lines[lo]):
+        lo -= 1
+    window = lines[lo + 1:at]
+    first = next((i for i, l in enumerate(window) if START.search(l)), max(0, len(window) - 40))
+    kept, after_hex = [], False
+    for l in window[first:]:
+        hexline = l.startswith("0x")
+        if not NOISE.match(l) and not after_hex:  # the input as text follows its hex bytes
+            kept.append(l.rstrip())
+        after_hex = hexline
+    return "\n".join(kept[:150])[:16000]
+
+def in_repo(p):
+    """A panic's file relative to the repository root, or None outside it (std, registry)."""
+    root = os.getcwd()
+    if os.path.isabs(p):
+        p = os.path.relpath(p, root)
+        if p.startswith(".."):
+            return None
+    for cand in (p, os.path.join("fuzz", p)):  # fuzz targets are compiled from fuzz/
+        if os.path.isfile(cand):
+            return cand.replace(os.sep, "/")
+    return None
+
+rules, results = [], []
+for t in targets:
+    adir = os.path.join("fuzz", "artifacts", t)
+    files = sorted(f for f in (os.listdir(adir) if os.path.isdir(adir) else [])
+                   if f.split("-", 1)[0] in KINDS and os.path.isfile(os.path.join(adir, f)))
+    if not files:
+        continue
+    try:
+        with open(os.path.join(out, t + ".log"), errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        lines = []
+    rule_index = len(rules)
+    rules.append({
+        "id": t,
+        "shortDescription": {"text": f"fuzz target {t}: an input crashed, ran out of memory, timed out or leaked"},
+        "help": {"text": f"The fuzz target fuzz/fuzz_targets/{t}.rs found an input that breaks it. "
+                         f"Reproduce: cargo fuzz run {t} --fuzz-dir fuzz fuzz/artifacts/{t}/<file>; "
+                         "after the fix, keep the input as a regression (fuzz/README.md)."},
+        "defaultConfiguration": {"level": "error"},
+        "properties": {"tags": ["fuzzing"]},
+    })
+    for name in files:
+        path = f"fuzz/artifacts/{t}/{name}"
+        kind = name.split("-", 1)[0]
+        trace = stack(lines, path)
+        text = (f"{kind} input {path} of fuzz target {t} "
+                f"({os.path.getsize(path)} bytes). Reproduce: cargo fuzz run {t} --fuzz-dir fuzz {path}")
+        text += ("\n\n" + trace) if trace else "\n\n(no stack: the input is not in this run's log, it is from an earlier run)"
+        result = {
+            "ruleId": t,
+            "ruleIndex": rule_index,
+            "level": KINDS[kind],
+            "message": {"text": text},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": path}}}],
+            "partialFingerprints": {"kipcheckFuzzArtifact/v1": f"{t}/{name}"},
+            "properties": {"kind": kind},
+        }
+        m = PANIC.search(trace or "")
+        src = m and in_repo(m.group(1))
+        if src:
+            result["relatedLocations"] = [{"id": 0, "message": {"text": "where it panicked"},
+                "physicalLocation": {"artifactLocation": {"uri": src},
+                "region": {"startLine": int(m.group(2)), "startColumn": int(m.group(3))}}}]
+        results.append(result)
+
+log = {
+    "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+    "version": "2.1.0",
+    "runs": [{
+        "tool": {"driver": {"name": "kipcheck-fuzz", "rules": rules}},
+        "automationDetails": {"id": "kipcheck-fuzz/"},
+        "results": results,
+    }],
+}
+with open(os.path.join(out, "fuzz.sarif"), "w") as f:
+    json.dump(log, f, indent=2)
+    f.write("\n")
+print(f"sarif: {os.path.join(out, 'fuzz.sarif')} ({len(results)} finding(s))")
+PY
+}
+if command -v python3 >/dev/null 2>&1; then
+  write_fuzz_sarif "$out" "${targets[@]}" || echo "fuzz.sarif: not written" >&2
+else
+  echo "fuzz.sarif: skipped (no python3)" >&2
+fi
 echo "summary: $out/summary.md"
 exit "$status"

@@ -8,8 +8,11 @@
 #                         or exec:"your-adapter"                         (see kipcheck run --help)
 #   KIPCHECK_ARGS         extra `kipcheck run` flags, e.g. "--role broker --capability policy_control"
 #   KIPCHECK_MIN_JUDGED   fail unless at least this many scenarios were judged (default 1)
-#   KIPCHECK_REPORT_DIR   where report.html, results.json, junit.xml, summary.md go
-#                         (default kipcheck-reports)
+#   KIPCHECK_REPORT_DIR   where report.html, results.json, junit.xml, summary.md and
+#                         results.sarif (for code scanning) go (default kipcheck-reports)
+#   KIPCHECK_EVENTS       a file for the live event stream (`--message-format json`: one JSON
+#                         object per line, `started` first, `finished` or `aborted` last); the
+#                         human output then goes to stderr (default: no stream)
 #   KIPCHECK_WAIT_FOR     HOST:PORT to wait for (up to KIPCHECK_WAIT_SECS, default 60) before
 #                         running: the server you started in the background (default: the
 #                         tcp:// target's address)
@@ -44,9 +47,15 @@ if [ -n "$wait_for" ]; then
   done
 fi
 
+events=${KIPCHECK_EVENTS:-}
 # shellcheck disable=SC2086  # KIPCHECK_ARGS is a list of flags on purpose
-"$kipcheck" run --target "$target" --report-dir "$report_dir" --min-judged "$min_judged" \
-  ${KIPCHECK_ARGS:-}
+if [ -n "$events" ]; then
+  "$kipcheck" run --target "$target" --report-dir "$report_dir" --min-judged "$min_judged" \
+    --message-format json ${KIPCHECK_ARGS:-} > "$events"
+else
+  "$kipcheck" run --target "$target" --report-dir "$report_dir" --min-judged "$min_judged" \
+    ${KIPCHECK_ARGS:-}
+fi
 rc=$?
 
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ -f "$report_dir/summary.md" ]; then

@@ -23,6 +23,7 @@ fn run_once(rt: &tokio::runtime::Runtime, scenarios: Vec<Scenario>) -> u64 {
         baseline: None,
         command: "bench".into(),
         min_judged: None,
+        flaky: Default::default(),
     };
     rt.block_on(async {
         let mut simulated = 0;

@@ -545,3 +545,33 @@ fn serve_on_one_thread_answers_a_paced_load_on_new_connections() {
         .expect("serve runs");
     assert_eq!(bad.status.code(), Some(2), "{bad:?}");
 }
+
+/// `--quarantine FILE`: a quarantined failure leaves the gate green (exit 0); an expired entry
+/// fails it (exit 1, named on stderr); a malformed file is a usage error (exit 2).
+#[test]
+fn quarantine_file_rules_decide_the_exit_code() {
+    let d = dir("quarantine");
+    let bad = OK.replace("ErrorCode: NONE", "ErrorCode: INVALID_CONFIG");
+    let q = d.join("q.yaml");
+    let write = |text: &str| std::fs::write(&q, text).unwrap();
+    write("quarantine:\n  - { id: f1, reason: known flaky, expires: 2999-12-31 }\n");
+    let args = ["--seed", "1", "--quarantine", q.to_str().unwrap()];
+    let (code, stdout, stderr) = run_in(&d, &[("a", OK), ("f1", &bad)], &args);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("QUARANTINED (known flaky)"), "{stdout}");
+    assert!(stdout.contains("1 scenario quarantined"), "{stdout}");
+    write("quarantine:\n  - { id: f1, reason: known flaky, expires: 2020-01-01 }\n");
+    let (code, _, stderr) = run_in(&d, &[], &args);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("quarantine entry \"f1\" expired on 2020-01-01"),
+        "{stderr}"
+    );
+    write("quarantine:\n  - { id: f1, reason: known flaky, expires: tomorrow }\n");
+    let (code, _, stderr) = run_in(&d, &[], &args);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("expires \"tomorrow\" is not a date"),
+        "{stderr}"
+    );
+}

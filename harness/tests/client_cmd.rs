@@ -64,6 +64,7 @@ async fn run_selected(
         baseline: None,
         command: "kipcheck run --target client-cmd:...".into(),
         min_judged: None,
+        flaky: Default::default(),
     };
     tokio::time::timeout(
         TEST_BOUND,

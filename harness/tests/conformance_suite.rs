@@ -23,6 +23,7 @@ fn options() -> RunOptions {
         baseline: None,
         command: "cargo test --test conformance_suite".into(),
         min_judged: None,
+        flaky: Default::default(),
     }
 }
 

@@ -139,6 +139,7 @@ async fn run_python_broker(
         baseline: None,
         command: "kipcheck run --target exec:...".into(),
         min_judged: None,
+        flaky: Default::default(),
     };
     let (results, summary) = bounded(run_suite(target, scenarios, &options, &mut |_| {})).await;
     let failures: Vec<_> = results

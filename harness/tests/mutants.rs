@@ -25,6 +25,7 @@ fn options(seed: u64) -> RunOptions {
         baseline: None,
         command: "kipcheck mutants".into(),
         min_judged: None,
+        flaky: Default::default(),
     }
 }
 

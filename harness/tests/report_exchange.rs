@@ -36,6 +36,7 @@ fn run(target: Arc<dyn Target>, s: Vec<Scenario>) -> Vec<ScenarioResult> {
         baseline: None,
         command: "kipcheck run --target reference".into(),
         min_judged: None,
+        flaky: Default::default(),
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -191,6 +192,7 @@ fn a_scenario_cut_off_at_its_timeout_keeps_the_exchange_so_far() {
         baseline: None,
         command: "kipcheck run".into(),
         min_judged: None,
+        flaky: Default::default(),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -37,6 +37,7 @@ pub(super) fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
         baseline: None,
         command: "kipcheck export-corpus".into(),
         min_judged: None,
+        flaky: Default::default(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

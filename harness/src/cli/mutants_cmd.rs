@@ -105,6 +105,7 @@ pub(super) fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
         baseline: None,
         command: format!("kipcheck mutants --seed {}", a.seed),
         min_judged: None,
+        flaky: Default::default(),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

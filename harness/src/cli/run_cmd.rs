@@ -7,15 +7,20 @@ use std::time::Duration;
 
 use anyhow::anyhow;
 use clap::Args;
-use kipcheck::report::{standard_reporters, ColorChoice, Reporter, TerminalOptions};
+use kipcheck::report::{
+    file_reporters, standard_reporters, ColorChoice, JsonLinesReporter, MessageFormat, Reporter,
+    Reporters, SarifReporter, TerminalOptions, TerminalReporter,
+};
+use kipcheck::runner::quarantine::Quarantine;
 use kipcheck::runner::{
-    run_suite_until, Baseline, Partition, RunEvent, RunOptions, ScenarioResult, Verdict,
+    run_suite_until, Baseline, FlakyOptions, FlakyResult, Partition, RunEvent, RunOptions,
+    ScenarioResult, Verdict,
 };
 
 use super::list_cmd::{grade_name, plan, prepare};
 use super::selection::{Observe, SelectArgs};
 use super::target_args::{Reach, TargetArgs};
-use super::{EXIT_FINDING, EXIT_NOTHING_JUDGED, EXIT_TARGET};
+use super::{EXIT_FINDING, EXIT_NOTHING_JUDGED, EXIT_TARGET, EXIT_USAGE};
 
 /// Exit code of a run interrupted by Ctrl-C (128 + SIGINT, as shells report it).
 const EXIT_INTERRUPTED: u8 = 130;
@@ -69,6 +74,32 @@ pub(super) struct RunArgs {
     /// notices when a target stops being asked what it used to be.
     #[arg(long, value_name = "N")]
     min_judged: Option<usize>,
+    /// Run a failed or errored scenario again, up to N more times (live targets on a real
+    /// clock); one that then passes is reported as flaky in every format.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    retries: u32,
+    /// What a scenario that passed only on a retry counts as: `pass` (reported flaky) or
+    /// `fail` (the failure it first was).
+    #[arg(long, value_enum, default_value_t = FlakyArg::Pass, value_name = "AS")]
+    flaky_result: FlakyArg,
+    /// Known-flaky scenarios (YAML: `quarantine: [{id, reason, expires: YYYY-MM-DD}]`): they
+    /// run and are reported, but the gate ignores them; an expired entry, or one matching no
+    /// selected scenario, fails the run.
+    #[arg(long, value_name = "FILE")]
+    quarantine: Option<PathBuf>,
+    /// What stdout gets: `human` (progress, findings, summary) or `json` (one JSON object per
+    /// run event and line, flushed as it happens; the human output goes to stderr).
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human, value_name = "FMT")]
+    message_format: MessageFormat,
+}
+
+/// `--flaky-result`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum FlakyArg {
+    /// A pass, reported as flaky.
+    Pass,
+    /// A failure.
+    Fail,
 }
 
 /// `--jobs` when not given.
@@ -102,7 +133,14 @@ pub(super) fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     let mut terminal = TerminalOptions::detect_with(a.color);
     terminal.verbose = a.verbose;
     // At once, so no earlier run's report outlives a run that stops before writing its own.
-    let mut reporters = standard_reporters(&a.report_dir, terminal).map_err(|e| anyhow!("{e}"))?;
+    let mut reporters = match a.message_format {
+        MessageFormat::Human => standard_reporters(&a.report_dir, terminal),
+        MessageFormat::Json => json_stream_reporters(&a),
+    }
+    .map_err(|e| anyhow!("{e}"))?;
+    let sarif = SarifReporter::new(&a.report_dir);
+    sarif.write_unfinished().map_err(|e| anyhow!("{e}"))?;
+    reporters.push(sarif);
     let (target, chosen) = match prepare(&a.target, &a.select, Reach::Required) {
         Ok(p) => p,
         Err((code, why)) => {
@@ -118,6 +156,25 @@ pub(super) fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     if a.seed.is_none() {
         eprintln!("kipcheck: seed {seed} (rerun with --seed {seed})");
     }
+    let quarantine = match &a.quarantine {
+        Some(p) => match Quarantine::load(p) {
+            Ok(q) => Some(q),
+            Err(e) => {
+                eprintln!("kipcheck: --quarantine {e}");
+                let _ = reporters.abort(&format!("--quarantine {e}"));
+                return Ok(ExitCode::from(EXIT_USAGE));
+            }
+        },
+        None => None,
+    };
+    let flaky = FlakyOptions {
+        retries: a.retries,
+        result: match a.flaky_result {
+            FlakyArg::Pass => FlakyResult::Pass,
+            FlakyArg::Fail => FlakyResult::Fail,
+        },
+        quarantine,
+    };
     let command = command_line(&a, seed);
     let selected = chosen.len();
     let options = RunOptions {
@@ -127,6 +184,7 @@ pub(super) fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         baseline,
         command,
         min_judged: a.min_judged,
+        flaky,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -189,7 +247,13 @@ pub(super) fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
     if summary.errored > 0 {
         return Ok(ExitCode::from(EXIT_TARGET));
     }
-    if summary.failed > 0 || summary.unexpected_passes > 0 {
+    for p in &summary.quarantine_problems {
+        eprintln!("kipcheck: {p}");
+    }
+    if summary.failed > 0
+        || summary.unexpected_passes > 0
+        || !summary.quarantine_problems.is_empty()
+    {
         return Ok(ExitCode::from(EXIT_FINDING));
     }
     if summary.nothing_judged() {
@@ -209,6 +273,21 @@ pub(super) fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--message-format json`: the JSON lines on stdout, the file reports, and the human output
+/// on stderr (coloured by stderr's terminal, never a progress bar: it draws on stdout).
+fn json_stream_reporters(a: &RunArgs) -> Result<Reporters, kipcheck::report::ReportError> {
+    use std::io::IsTerminal;
+    let mut reporters = file_reporters(&a.report_dir)?;
+    reporters.push(JsonLinesReporter::new(std::io::stdout()));
+    let mut human = TerminalOptions::resolve(a.color, std::io::stderr().is_terminal(), |k| {
+        std::env::var_os(k).map(|v| v.to_string_lossy().into_owned())
+    });
+    human.progress = false;
+    human.verbose = a.verbose;
+    reporters.push(TerminalReporter::new(std::io::stderr(), human));
+    Ok(reporters)
 }
 
 fn generated_seed() -> u64 {
@@ -307,6 +386,16 @@ fn command_line(a: &RunArgs, seed: u64) -> String {
     }
     if let Some(n) = a.min_judged {
         c.push(format!("--min-judged {n}"));
+    }
+    if a.retries > 0 {
+        c.push(format!("--retries {}", a.retries));
+    }
+    if a.flaky_result == FlakyArg::Fail {
+        c.push("--flaky-result fail".into());
+    }
+    if let Some(q) = &a.quarantine {
+        c.push("--quarantine".into());
+        c.push(shell_word(&q.display().to_string()));
     }
     if let Some(b) = &a.baseline {
         c.push("--baseline".into());

@@ -237,6 +237,7 @@ fn run_one(
         baseline: None,
         command: format!("kipcheck run --target {spec:?} --seed {seed}"),
         min_judged: None,
+        flaky: Default::default(),
     };
     let (results, _) = runtime.block_on(run_suite(target, chosen, &options, &mut |_| {}));
     Ok(results)

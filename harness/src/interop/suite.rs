@@ -159,6 +159,9 @@ mod tests {
             reproduce: String::new(),
             line: 1,
             exchange: None,
+            attempts: 1,
+            flaky: false,
+            quarantined: None,
         }
     }
 

@@ -54,6 +54,19 @@ struct ScenarioEntry<'a> {
     #[serde(skip_serializing_if = "<[TimingCheck]>::is_empty")]
     timings: &'a [TimingCheck],
     exchange: Option<&'a Exchange>,
+    /// Runs it took (`--retries`); absent when 1.
+    #[serde(skip_serializing_if = "is_one")]
+    attempts: u32,
+    /// Passed only on a retry.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    flaky: bool,
+    /// The quarantine entry's reason: the gate ignores this verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    quarantined: Option<&'a str>,
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 /// Renders `results.json` (pretty-printed, with a final newline). Run facts missing from the
@@ -96,6 +109,9 @@ pub fn render_json(record: &RunRecord) -> Result<String, serde_json::Error> {
                 diff: r.failure.as_ref(),
                 timings: &r.timings,
                 exchange: r.exchange.as_ref(),
+                attempts: r.attempts,
+                flaky: r.flaky,
+                quarantined: r.quarantined.as_deref(),
             })
             .collect(),
     };

@@ -8,7 +8,9 @@
 
 use std::time::Duration;
 
-use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestSuite};
+use quick_junit::{
+    NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite,
+};
 
 use super::labels::verdict_words;
 use super::record::RunRecord;
@@ -78,6 +80,7 @@ fn test_case(r: &ScenarioResult) -> TestCase {
             (s, None)
         }
     };
+    let (status, note) = flaky_or_quarantined(r, status, note, message);
     let mut case = TestCase::new(r.id.as_str(), status);
     case.set_classname(r.area.as_str())
         .set_time(millis(r.duration_ms));
@@ -93,6 +96,44 @@ fn test_case(r: &ScenarioResult) -> TestCase {
         case.set_system_out(out);
     }
     case
+}
+
+/// A flaky pass gets its failed attempt as a `<flakyFailure>` (nextest's shape; a
+/// `--flaky-result fail` run keeps it a failure); a quarantined failure is `skipped` with the
+/// reason and the failure, since the gate ignores it.
+fn flaky_or_quarantined(
+    r: &ScenarioResult,
+    mut status: TestCaseStatus,
+    note: Option<String>,
+    message: Option<&str>,
+) -> (TestCaseStatus, Option<String>) {
+    if r.flaky {
+        let mut rerun = TestRerun::new(NonSuccessKind::Failure);
+        rerun.message = Some(
+            format!(
+                "flaky: passed on attempt {} of {}; the first failure: {}",
+                r.attempts,
+                r.attempts,
+                message.unwrap_or("no failure details")
+            )
+            .into(),
+        );
+        rerun.ty = Some("flaky".into());
+        status.add_rerun(rerun);
+    }
+    if let Some(reason) = r.quarantined.as_deref() {
+        if matches!(r.verdict, Verdict::Failed | Verdict::Errored) {
+            let mut s = TestCaseStatus::skipped();
+            s.set_message(format!(
+                "quarantined ({reason}): {}: {}",
+                verdict_words(r.verdict),
+                message.unwrap_or("no failure details")
+            ))
+            .set_type("quarantined");
+            return (s, note);
+        }
+    }
+    (status, note)
 }
 
 /// Renders `junit.xml`: suites ordered by area name, cases by id.

@@ -168,6 +168,26 @@ pub fn render_markdown(record: &RunRecord) -> String {
     }
     let _ = writeln!(out, "{facts}\n");
     let _ = writeln!(out, "{}\n", md_text(&judged_sentence(&s)));
+    if s.flaky > 0 {
+        let _ = writeln!(
+            out,
+            "{} flaky (passed only on a retry)\n",
+            scenarios(s.flaky)
+        );
+    }
+    if s.quarantined_findings > 0 {
+        let _ = writeln!(
+            out,
+            "{} quarantined: failed or errored, ignored by the gate\n",
+            scenarios(s.quarantined_findings)
+        );
+    }
+    for p in &s.quarantine_problems {
+        let _ = writeln!(out, "- {}", md_text(p));
+    }
+    if !s.quarantine_problems.is_empty() {
+        out.push('\n');
+    }
     let groups = unsupported_groups(&s);
     if !groups.is_empty() {
         let _ = writeln!(out, "### Unsupported, by cause\n");

@@ -1,6 +1,6 @@
 //! Reports: turns the runner's [`RunEvent`](crate::runner::RunEvent) stream into what people
-//! and CI read — the terminal summary, `results.json`, `junit.xml`, `report.html` and
-//! `summary.md`.
+//! and CI read — the terminal summary, `results.json`, `junit.xml`, `report.html`,
+//! `summary.md`, `results.sarif` and the JSON-lines event stream.
 //!
 //! Every reporter implements [`Reporter`] and consumes events only: nothing here reaches into
 //! runner state, runs scenarios, decides verdicts or redacts values (events arrive redacted).
@@ -12,12 +12,14 @@ mod files;
 mod hex;
 mod html;
 mod json;
+mod json_lines;
 mod junit;
 mod labels;
 mod markdown;
 mod mutants;
 mod record;
 mod reporter;
+mod sarif;
 mod terminal;
 mod text;
 mod wiring;
@@ -31,6 +33,7 @@ pub use files::{FileFormat, FileReporter};
 pub use hex::{hex_dump, HexDump, HexRow, BYTES_PER_ROW};
 pub use html::{render_html, render_html_with, HtmlOptions, HTML_FILE};
 pub use json::{render_json, JSON_FILE};
+pub use json_lines::{JsonLinesReporter, MessageFormat};
 pub use junit::{render_junit, JUNIT_FILE};
 pub use markdown::{render_markdown, MARKDOWN_FILE};
 pub use mutants::{
@@ -39,5 +42,9 @@ pub use mutants::{
 };
 pub use record::{RunRecord, RunTotals};
 pub use reporter::{Reporter, Reporters};
+pub use sarif::{
+    artifact_uri, parse_location, render_sarif, sarif_level, SarifReporter, SARIF_FILE,
+    SARIF_SCHEMA, SARIF_VERSION,
+};
 pub use terminal::{ColorChoice, TerminalOptions, TerminalReporter};
 pub use wiring::{file_reporters, standard_reporters};

@@ -113,6 +113,21 @@ pub struct TerminalReporter<W: Write> {
     finished: bool,
 }
 
+/// ` FLAKY (passed on attempt 2)`, ` QUARANTINED (reason)`: what a status line adds for a
+/// retried or quarantined scenario.
+fn retry_note(r: &ScenarioResult) -> Option<String> {
+    let mut parts = Vec::new();
+    if r.flaky {
+        parts.push(format!("FLAKY (passed on attempt {})", r.attempts));
+    } else if r.attempts > 1 {
+        parts.push(format!("(failed {} attempts)", r.attempts));
+    }
+    if let Some(reason) = &r.quarantined {
+        parts.push(format!("QUARANTINED ({reason})"));
+    }
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
 impl<W: Write> TerminalReporter<W> {
     /// A reporter writing to `out`.
     pub fn new(out: W, options: TerminalOptions) -> Self {
@@ -166,8 +181,33 @@ impl<W: Write> TerminalReporter<W> {
         if let Some(reason) = &r.unsupported_reason {
             line.push_str(&p.dim(&format!(" ({reason})")));
         }
+        if let Some(note) = retry_note(r) {
+            line.push_str(&p.yellow(&format!(" {note}")));
+        }
         line.push('\n');
         line
+    }
+
+    /// The summary's lines about flaky and quarantined scenarios and quarantine problems.
+    fn flaky_lines(&self) -> String {
+        let s = self.record.summary();
+        let mut out = String::new();
+        if s.flaky > 0 {
+            out.push_str(&format!(
+                "{} flaky (passed only on a retry)\n",
+                scenarios(s.flaky)
+            ));
+        }
+        if s.quarantined_findings > 0 {
+            out.push_str(&format!(
+                "{} quarantined: failed or errored, ignored by the gate\n",
+                scenarios(s.quarantined_findings)
+            ));
+        }
+        for p in &s.quarantine_problems {
+            out.push_str(&format!("{p}\n"));
+        }
+        out
     }
 
     /// The progress bar's running count of findings: `0 failed`, `2 failed, 1 errored`.
@@ -212,6 +252,7 @@ impl<W: Write> TerminalReporter<W> {
             counts_sentence(&s)
         );
         text.push_str(&format!("{}\n", judged_sentence(&s)));
+        text.push_str(&self.flaky_lines());
         let groups = unsupported_groups(&s);
         if !groups.is_empty() {
             text.push_str("Unsupported, by cause (a scenario counts under each of its causes):\n");

@@ -244,6 +244,22 @@ pub struct ScenarioResult {
     /// The frames exchanged up to the failure, for failed and errored scenarios (`None` for
     /// the others, and for scenarios that failed before a session opened).
     pub exchange: Option<Exchange>,
+    /// How many times it ran (`--retries N`: a failed or errored scenario runs again, up to
+    /// N more times; 1 without retries).
+    #[serde(skip_serializing_if = "is_one")]
+    pub attempts: u32,
+    /// It failed or errored, then passed on a retry. Its verdict is `Passed` (or `Failed`
+    /// under `--flaky-result fail`); `failure` keeps the first attempt's failure.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub flaky: bool,
+    /// `--quarantine FILE` lists it, with this reason: it ran and is reported, but the gate
+    /// ignores its verdict.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quarantined: Option<String>,
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 /// Which way a logged frame went, seen from kipcheck.
@@ -347,12 +363,37 @@ pub struct Summary {
     /// Unsupported scenarios per cause ([`UnsupportedCause::group`]); a scenario with two
     /// causes counts under each.
     pub unsupported_by_cause: BTreeMap<String, usize>,
+    /// Scenarios that passed only on a retry (counted under their verdict too).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub flaky: usize,
+    /// Quarantined scenarios that failed or errored: reported, not counted as findings (and
+    /// not under `failed` or `errored`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub quarantined_findings: usize,
+    /// What is wrong with the quarantine file for this run (an expired entry, one that
+    /// matches no selected scenario): each fails the run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub quarantine_problems: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Summary {
     /// Adds one scenario's result.
     pub fn add(&mut self, r: &ScenarioResult) {
-        self.add_verdict(r.verdict);
+        if r.flaky {
+            self.flaky += 1;
+        }
+        if r.quarantined.is_some() && matches!(r.verdict, Verdict::Failed | Verdict::Errored) {
+            // Counted as run and judged, never as a finding.
+            self.total += 1;
+            self.judged += usize::from(r.verdict == Verdict::Failed);
+            self.quarantined_findings += 1;
+        } else {
+            self.add_verdict(r.verdict);
+        }
         self.steps_judged += r.steps_judged;
         self.steps_not_observed += r.steps_not_observed;
         for c in &r.unsupported_causes {
@@ -382,7 +423,11 @@ impl Summary {
     /// True if the run is green for a CI gate: it judged something, and there are no
     /// failures, no errors, no stale baseline entries.
     pub fn is_green(&self) -> bool {
-        self.judged > 0 && self.failed == 0 && self.errored == 0 && self.unexpected_passes == 0
+        self.judged > 0
+            && self.failed == 0
+            && self.errored == 0
+            && self.unexpected_passes == 0
+            && self.quarantine_problems.is_empty()
     }
 
     /// True if no scenario judged the target (all unsupported or errored).
@@ -393,7 +438,11 @@ impl Summary {
     /// The run's outcome for a CI gate that requires at least `min_judged` scenarios judged
     /// (the exit code follows it: 0, 1 or 3, 5).
     pub fn outcome(&self, min_judged: Option<usize>) -> Outcome {
-        if self.failed > 0 || self.errored > 0 || self.unexpected_passes > 0 {
+        if self.failed > 0
+            || self.errored > 0
+            || self.unexpected_passes > 0
+            || !self.quarantine_problems.is_empty()
+        {
             Outcome::Failed
         } else if self.nothing_judged() {
             Outcome::NothingJudged

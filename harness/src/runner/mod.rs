@@ -5,6 +5,7 @@ pub mod baseline;
 pub mod events;
 pub mod execute;
 pub mod mutants;
+pub mod quarantine;
 pub mod readings;
 pub mod run;
 pub mod select;
@@ -20,5 +21,5 @@ pub use mutants::{kill_matrix, KillMatrix, VariantOutcome, MUTANTS_FORMAT_VERSIO
 pub use readings::{
     pins_other_than, reading_alternatives, reading_findings, reading_problems, ReadingProblem,
 };
-pub use run::{run_suite, run_suite_until, RunOptions};
+pub use run::{run_suite, run_suite_until, FlakyOptions, FlakyResult, RunOptions};
 pub use select::{fnv1a64, scenario_seed, select, Filters, Partition, PartitionError};

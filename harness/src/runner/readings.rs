@@ -79,6 +79,7 @@ pub async fn reading_problems(scenarios: &[Scenario]) -> Vec<ReadingProblem> {
         baseline: None,
         command: "kipcheck lint".into(),
         min_judged: None,
+        flaky: Default::default(),
     };
     let mut out = Vec::new();
     for reading in reading_alternatives() {

@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 
 use super::baseline::Baseline;
-use super::events::{Failure, RunEvent, RunInfo, ScenarioResult, Summary};
+use super::events::{Failure, RunEvent, RunInfo, ScenarioResult, Summary, Verdict};
 use super::execute::{execute_into, ExchangeSink, ScenarioOutcome};
+use super::quarantine::Quarantine;
 use super::select::scenario_seed;
 use crate::adapter::Target;
 use crate::scenario::Scenario;
@@ -29,6 +30,30 @@ pub struct RunOptions {
     pub command: String,
     /// `--min-judged N`: the run is not green when fewer scenarios judged the target.
     pub min_judged: Option<usize>,
+    /// `--retries`, `--flaky-result` and `--quarantine`: how a live target's flaky
+    /// scenarios are run again and judged.
+    pub flaky: FlakyOptions,
+}
+
+/// How flaky scenarios are handled (live targets on a real clock).
+#[derive(Clone, Debug, Default)]
+pub struct FlakyOptions {
+    /// `--retries N`: a failed or errored scenario runs again, up to N more times.
+    pub retries: u32,
+    /// `--flaky-result`: what a pass after a failure counts as.
+    pub result: FlakyResult,
+    /// `--quarantine FILE`: scenarios the gate ignores, each until its expiry.
+    pub quarantine: Option<Quarantine>,
+}
+
+/// What a scenario that passed only on a retry counts as.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FlakyResult {
+    /// A pass, reported as flaky (nextest's default).
+    #[default]
+    Pass,
+    /// The failure it first was.
+    Fail,
 }
 
 /// Runs `scenarios` on `target`, calling `on_event` for every event; returns the results in
@@ -69,49 +94,43 @@ pub async fn run_suite_until(
     let mut summary = Summary::default();
     let mut simulated = 0u64;
     let target_name = target.name();
+    let selected_ids: Vec<String> = scenarios.iter().map(|s| s.file.id.clone()).collect();
     let mut stream = futures::stream::iter(scenarios.into_iter().map(|s| {
         let target = Arc::clone(&target);
         let seed = scenario_seed(options.seed, &s.file.id);
         // The limit is per run: a `repeat:` scenario gets it once for each of its runs.
         let runs = s.file.repeat.as_ref().map_or(1, |r| r.value.runs);
         let timeout = options.scenario_timeout.saturating_mul(runs);
+        let retries = options.flaky.retries;
         async move {
             let t0 = Instant::now();
-            let id = s.file.id.clone();
-            // The exchange so far survives a timeout or a panic, for the errored verdict.
-            let sink = ExchangeSink::default();
-            let handle = tokio::spawn({
-                let s = s.clone();
-                let sink = sink.clone();
-                async move {
-                    tokio::time::timeout(timeout, async {
-                        execute_into(target.as_ref(), &s, seed, sink).await
-                    })
-                    .await
-                }
-            });
-            let mut outcome = match handle.await {
-                Ok(Ok(o)) => o,
-                Ok(Err(_)) => errored(
-                    &s,
-                    format!(
-                        "the target did not finish within {} ms",
-                        timeout.as_millis()
-                    ),
-                ),
-                Err(join) if join.is_panic() => errored(&s, "the target panicked".into()),
-                Err(_) => errored(&s, "the scenario task was cancelled".into()),
-            };
-            if outcome.verdict == crate::runner::Verdict::Errored && outcome.exchange.is_none() {
-                outcome.exchange = sink.take();
+            let mut outcome = attempt(&target, &s, seed, timeout).await;
+            let mut attempts = 1u32;
+            let mut first_failure = None;
+            while attempts <= retries
+                && matches!(outcome.verdict, Verdict::Failed | Verdict::Errored)
+            {
+                first_failure.get_or_insert_with(|| outcome.clone());
+                attempts += 1;
+                outcome = attempt(&target, &s, seed, timeout).await;
             }
-            let _ = id;
-            (s, outcome, t0.elapsed())
+            let flaky = first_failure.filter(|_| outcome.verdict == Verdict::Passed);
+            (s, outcome, attempts, flaky, t0.elapsed())
         }
     }))
     .buffer_unordered(options.jobs.max(1));
     // `buffer_unordered` starts futures lazily; report a start when each is polled first.
-    while let Some((s, outcome, elapsed)) = stream.next().await {
+    while let Some((s, mut outcome, attempts, flaky, elapsed)) = stream.next().await {
+        // A pass after a failed attempt is flaky: reported as such, with the first failure;
+        // `--flaky-result fail` counts it as the failure it first was.
+        let is_flaky = flaky.is_some();
+        if let Some(first) = flaky {
+            if options.flaky.result == FlakyResult::Fail {
+                outcome.verdict = Verdict::Failed;
+            }
+            outcome.failure = first.failure;
+            outcome.exchange = first.exchange;
+        }
         on_event(&RunEvent::ScenarioStarted {
             id: s.file.id.clone(),
         });
@@ -141,6 +160,14 @@ pub async fn run_suite_until(
             ),
             line: id_line(&s.path),
             exchange: outcome.exchange,
+            attempts,
+            flaky: is_flaky,
+            quarantined: options
+                .flaky
+                .quarantine
+                .as_ref()
+                .and_then(|q| q.entry(&s.file.id))
+                .map(|e| e.reason.clone()),
         };
         if let Some(b) = &options.baseline {
             b.apply(&mut r);
@@ -156,6 +183,10 @@ pub async fn run_suite_until(
     }
     drop(stream);
     let _ = target_name;
+    if let Some(q) = &options.flaky.quarantine {
+        let ids: Vec<&str> = selected_ids.iter().map(String::as_str).collect();
+        summary.quarantine_problems = q.problems(&ids, today());
+    }
     results.sort_by(|a, b| a.id.cmp(&b.id));
     on_event(&RunEvent::Finished {
         summary: summary.clone(),
@@ -163,6 +194,53 @@ pub async fn run_suite_until(
         simulated_ms: simulated,
     });
     (results, summary)
+}
+
+/// One attempt at a scenario in its own task, within `timeout`: a hang or a panic is an
+/// errored outcome carrying the exchange so far.
+async fn attempt(
+    target: &Arc<dyn Target>,
+    s: &Scenario,
+    seed: u64,
+    timeout: Duration,
+) -> ScenarioOutcome {
+    // The exchange so far survives a timeout or a panic, for the errored verdict.
+    let sink = ExchangeSink::default();
+    let handle = tokio::spawn({
+        let target = Arc::clone(target);
+        let s = s.clone();
+        let sink = sink.clone();
+        async move {
+            tokio::time::timeout(timeout, async {
+                execute_into(target.as_ref(), &s, seed, sink).await
+            })
+            .await
+        }
+    });
+    let mut outcome = match handle.await {
+        Ok(Ok(o)) => o,
+        Ok(Err(_)) => errored(
+            s,
+            format!(
+                "the target did not finish within {} ms",
+                timeout.as_millis()
+            ),
+        ),
+        Err(join) if join.is_panic() => errored(s, "the target panicked".into()),
+        Err(_) => errored(s, "the scenario task was cancelled".into()),
+    };
+    if outcome.verdict == Verdict::Errored && outcome.exchange.is_none() {
+        outcome.exchange = sink.take();
+    }
+    outcome
+}
+
+/// Today, in days since 1970-01-01 (UTC), for quarantine expiry.
+fn today() -> i64 {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    (secs / 86_400) as i64
 }
 
 /// The host's name: the kernel's (Linux), else `HOSTNAME` or `COMPUTERNAME`, else

@@ -70,6 +70,9 @@ fn result(id: &str, area: &str, kip: &str, verdict: Verdict) -> ScenarioResult {
         reproduce: format!("kipcheck run --target reference --seed 42 --id {id}"),
         line: 2,
         exchange: None,
+        attempts: 1,
+        flaky: false,
+        quarantined: None,
     }
 }
 
@@ -266,6 +269,7 @@ pub(crate) fn summary() -> Summary {
         )]
         .into_iter()
         .collect(),
+        ..Summary::default()
     }
 }
 
