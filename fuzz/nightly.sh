@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Nightly fuzzing: runs every cargo-fuzz target (or the ones named) for SECONDS each on all
-# cores (-fork), merges what it found into corpus/<target>/ and minimises that corpus, and
+# cores (-fork), merges what it found into corpus/<target>/ and minimises that corpus to a
+# fixpoint, replays the minimised corpus once to report its coverage (libFuzzer's edges and
+# features: "corpus cov"/"corpus ft"; source-level coverage needs llvm-tools matching rustc's
+# LLVM, which this machine cannot install), and
 # writes a summary to reports/fuzz/<UTC timestamp>/ (summary.md, summary.json, one log per
 # target, and fuzz.sarif: one SARIF 2.1.0 result per crash/oom/timeout/leak input under
 # fuzz/artifacts/<target>/, for GitHub code scanning; needs python3, skipped without it).
@@ -10,7 +13,8 @@
 #
 # Environment: JOBS (default: nproc), RSS_LIMIT_MB (2048), MALLOC_LIMIT_MB (512),
 # UNIT_TIMEOUT (10 s per input), SANITIZER (address on nightly Rust, else none),
-# MERGE (1: merge new inputs into corpus/<target>/ and minimise it; 0: leave corpus/ alone),
+# MERGE (1: merge new inputs into corpus/<target>/ and minimise it to a fixpoint, at most
+# MIN_PASSES passes, default 5; 0: leave corpus/ alone),
 # PROFILE (release, the default; dev: unoptimised, a much shorter build for CI's smoke run).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -52,8 +56,8 @@ json_rows=()
   echo
   echo "${secs} s per target, ${jobs} jobs, sanitizer ${SANITIZER}, rss limit ${rss} MB, malloc limit ${malloc} MB, unit timeout ${unit_timeout} s."
   echo
-  echo "| target | result | execs | exec/s | coverage (cov) | features (ft) | corpus before | corpus after |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| target | result | execs | exec/s | coverage (cov) | features (ft) | corpus before | corpus after | corpus cov | corpus ft |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
 } > "$out/summary.md"
 
 for t in "${targets[@]}"; do
@@ -68,14 +72,30 @@ for t in "${targets[@]}"; do
     -timeout="$unit_timeout" -ignore_crashes=0 -ignore_ooms=0 -ignore_timeouts=0 \
     -artifact_prefix="$artifacts" -print_final_stats=1 > "$log" 2>&1
   rc=$?
-  # Merge new inputs into the checked-in corpus, keeping only what adds coverage.
+  # Merge new inputs into the checked-in corpus, keeping only what adds coverage, then minimise
+  # it again until a pass removes nothing (a fixpoint: one -merge=1 pass is greedy and can
+  # leave inputs a second pass drops); at most MIN_PASSES passes (default 5).
   if [ "${MERGE:-1}" = 1 ]; then
     min="fuzz/work/$t.min"
-    rm -rf "$min" && mkdir -p "$min"
-    cargo "${toolchain[@]}" fuzz run "$t" --fuzz-dir fuzz "${profile[@]}" --sanitizer "$SANITIZER" "$min" "$corpus" "$work" -- \
-      -merge=1 -rss_limit_mb="$rss" >> "$log" 2>&1 && { rm -rf "$corpus"; mv "$min" "$corpus"; }
+    extra=("$work")
+    prev=-1
+    for _pass in $(seq 1 "${MIN_PASSES:-5}"); do
+      rm -rf "$min" && mkdir -p "$min"
+      cargo "${toolchain[@]}" fuzz run "$t" --fuzz-dir fuzz "${profile[@]}" --sanitizer "$SANITIZER" "$min" "$corpus" "${extra[@]}" -- \
+        -merge=1 -rss_limit_mb="$rss" >> "$log" 2>&1 && { rm -rf "$corpus"; mv "$min" "$corpus"; } || break
+      extra=()
+      n=$(find "$corpus" -type f | wc -l)
+      [ "$n" -eq "$prev" ] && break
+      prev=$n
+    done
   fi
   after=$(find "$corpus" -type f | wc -l)
+  # Coverage of the corpus as committed: libFuzzer replays it once (-runs=0) and reports the
+  # edges (cov) and features (ft) it reaches ("INITED cov: N ft: M").
+  corpus_cov=$(cargo "${toolchain[@]}" fuzz run "$t" --fuzz-dir fuzz "${profile[@]}" --sanitizer "$SANITIZER" "$corpus" -- \
+      -runs=0 -rss_limit_mb="$rss" 2>&1 | tee -a "$log" | grep -Eo 'INITED cov: [0-9]+ ft: [0-9]+' | tail -1 || true)
+  ccov=$(echo "$corpus_cov" | grep -Eo 'cov: [0-9]+' | grep -Eo '[0-9]+' || echo "?")
+  cft=$(echo "$corpus_cov" | grep -Eo 'ft: [0-9]+' | grep -Eo '[0-9]+' || echo "?")
   # Plain runs end with "stat::number_of_executed_units" and "#N DONE cov: .. exec/s: N";
   # -fork runs print "#N: cov: .. ft: .. corp: .. exec/s N .." status lines instead.
   execs=$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+$' || true)
@@ -85,8 +105,8 @@ for t in "${targets[@]}"; do
   ft=$(grep -Eo 'ft: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || echo "?")
   crashes=$(find "$artifacts" -type f \( -name 'crash-*' -o -name 'oom-*' -o -name 'timeout-*' -o -name 'leak-*' \) | wc -l)
   if [ "$rc" -ne 0 ] || [ "$crashes" -gt 0 ]; then result="FAILED (exit $rc, $crashes artifacts in $artifacts)"; status=1; else result="ok"; fi
-  echo "| $t | $result | ${execs:-?} | $rate | $cov | $ft | $before | $after |" >> "$out/summary.md"
-  json_rows+=("{\"target\":\"$t\",\"ok\":$([ "$result" = ok ] && echo true || echo false),\"exit\":$rc,\"artifacts\":$crashes,\"execs\":\"${execs:-?}\",\"exec_per_s\":\"$rate\",\"cov\":\"$cov\",\"ft\":\"$ft\",\"corpus_before\":$before,\"corpus_after\":$after}")
+  echo "| $t | $result | ${execs:-?} | $rate | $cov | $ft | $before | $after | $ccov | $cft |" >> "$out/summary.md"
+  json_rows+=("{\"target\":\"$t\",\"ok\":$([ "$result" = ok ] && echo true || echo false),\"exit\":$rc,\"artifacts\":$crashes,\"execs\":\"${execs:-?}\",\"exec_per_s\":\"$rate\",\"cov\":\"$cov\",\"ft\":\"$ft\",\"corpus_before\":$before,\"corpus_after\":$after,\"corpus_cov\":\"$ccov\",\"corpus_ft\":\"$cft\"}")
   echo "$t: $result (exec/s $rate, cov $cov, ft $ft, corpus $before -> $after)"
 done
 (IFS=,; echo "{\"stamp\":\"$stamp\",\"seconds\":$secs,\"jobs\":$jobs,\"sanitizer\":\"$SANITIZER\",\"targets\":[${json_rows[*]}]}") > "$out/summary.json"
