@@ -11,6 +11,9 @@
 #   scripts/live-client-suite.sh --fault NAME    one variant, the whole client suite, live
 #
 # Environment: KIPCHECK_BIN (default target/debug/kipcheck, built if missing),
+# KIPCHECK_CLIENT_STYLE (`reference`, the default, or `java`: `kipcheck client --style java`,
+# which discovers the cluster with Metadata on its bootstrap connection and goes on on a new
+# connection to the broker named, reconnecting by itself, as Java's NetworkClient does),
 # KIPCHECK_TIME_SCALE (default 0.1), KIPCHECK_JOBS (default 4), KIPCHECK_SEED (default 1),
 # KIPCHECK_REPORT_DIR (default target/live-client), KIPCHECK_MIN_JUDGED (default: 90 % of the
 # client scenarios, rounded up). Prints one summary line per run.
@@ -31,6 +34,7 @@ bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 scale="${KIPCHECK_TIME_SCALE:-0.1}"
 jobs="${KIPCHECK_JOBS:-4}"
 seed="${KIPCHECK_SEED:-1}"
+style="${KIPCHECK_CLIENT_STYLE:-reference}"
 out="${KIPCHECK_REPORT_DIR:-target/live-client}"
 mkdir -p "$out"
 
@@ -42,7 +46,8 @@ min_judged="${KIPCHECK_MIN_JUDGED:-$(( (client_scenarios * 9 + 9) / 10 ))}"   # 
 live_run() {
   local dir="$1"; shift
   local extra=""
-  if [ "${1:-}" = "--fault" ]; then extra=" --fault $2"; shift 2; fi
+  if [ "$style" != reference ]; then extra=" --style $style"; fi
+  if [ "${1:-}" = "--fault" ]; then extra="$extra --fault $2"; shift 2; fi
   "$bin" run \
     --target "client-cmd:$bin client --bootstrap {bootstrap} --config {config} --profile {profile} --seed {seed}$extra" \
     --capability user_requests --capability connect_requests --time-scale "$scale" --jobs "$jobs" --seed "$seed" \
@@ -64,7 +69,7 @@ reference)
   t0=$(date +%s)
   rc=0
   live_run "$out/reference" --min-judged "$min_judged" || rc=$?
-  summary "$out/reference" "live reference client (scale $scale, need $min_judged of $client_scenarios judged)" "$(( $(date +%s) - t0 ))"
+  summary "$out/reference" "live reference client (style $style, scale $scale, need $min_judged of $client_scenarios judged)" "$(( $(date +%s) - t0 ))"
   exit "$rc"
   ;;
 fault)

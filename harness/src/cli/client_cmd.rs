@@ -5,6 +5,10 @@
 //! <host:port>` line per connection the scenario gives the client; end of input ends the
 //! client (exit 0). stdout: `released <id>` when that request may go ahead. stderr: the
 //! model's events and connection notes, one line each.
+//!
+//! `--style java` uses the connections as Java's NetworkClient does (discovery on the
+//! bootstrap connection, then a new connection to the broker Metadata named; lost connections
+//! opened again by itself): [`kipcheck::live_client::ConnectionStyle::Java`].
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -13,8 +17,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use kipcheck::live_client::{
-    client_fault, client_faults, parse_properties, run_client, ClientSetup, Control,
-    LiveClientError, LiveOptions, Report,
+    client_fault, client_faults, parse_properties, run_client_styled, ClientSetup, ConnectionStyle,
+    Control, LiveClientError, LiveOptions, Report,
 };
 use kipcheck::model::{Faults, SpecProfile};
 use tokio::sync::mpsc;
@@ -41,6 +45,19 @@ pub(super) struct ClientArgs {
     /// Print the client faulty variants' names, one per line, and exit.
     #[arg(long)]
     list_faults: bool,
+    /// How the client uses its connections: `reference` (each bootstrap connection is a model
+    /// node; no connection of its own) or `java` (Java's NetworkClient: Metadata on the
+    /// bootstrap connection, then a new connection to the broker it names carries everything
+    /// else; lost connections are opened again after 50 ms).
+    #[arg(long, value_enum, default_value_t = Style::Reference)]
+    style: Style,
+}
+
+/// `--style`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Style {
+    Reference,
+    Java,
 }
 
 /// Runs `kipcheck client`.
@@ -104,7 +121,11 @@ pub(super) fn run(a: ClientArgs) -> anyhow::Result<ExitCode> {
                 print_report(&r);
             }
         });
-        let result = run_client(opts, control_rx, report_tx).await;
+        let style = match a.style {
+            Style::Reference => ConnectionStyle::Reference,
+            Style::Java => ConnectionStyle::Java,
+        };
+        let result = run_client_styled(opts, style, control_rx, report_tx).await;
         let _ = printer.await;
         result
     })?;

@@ -16,6 +16,16 @@
 //!   answer is dropped (profile `request_timeout: keep`) or its connection is closed
 //!   (`disconnect`), exactly where the model says so.
 //! - The loop ends when the control channel closes (the application is done).
+//!
+//! [`ConnectionStyle::Java`] (`kipcheck client --style java`) uses its connections as Java's
+//! NetworkClient does instead: a bootstrap connection only discovers the cluster (ApiVersions,
+//! SASL if configured, then Metadata, performed by an embedded model that does no handshake of
+//! its own), and the model gets a new connection to the broker Metadata names at that
+//! address (node id from Metadata), on which everything else happens, the handshake included.
+//! A connection the client loses (except to a failed authentication) is opened again by
+//! itself after [`RECONNECT_BACKOFF`] (Java's `reconnect.backoff.ms` default), a bootstrap one
+//! only while Metadata has not named its broker; a `connect` line for a node it is connected
+//! to, or connecting to, is ignored, and one for a node it waits to reconnect to opens it now.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -44,6 +54,23 @@ const CONNECT_RETRY: Duration = Duration::from_millis(100);
 const WRITE_TIMEOUT: Duration = Duration::from_secs(5);
 /// `client.id` in request headers when the configuration sets none.
 pub const DEFAULT_CLIENT_ID: &str = "kipcheck-client";
+/// [`ConnectionStyle::Java`]: the pause before opening a lost connection again (Java's
+/// `reconnect.backoff.ms` default).
+pub const RECONNECT_BACKOFF: Duration = Duration::from_millis(50);
+/// [`ConnectionStyle::Java`]: the Metadata version of the bootstrap discovery.
+const METADATA_VERSION: i16 = 12;
+
+/// How the live client uses its connections.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ConnectionStyle {
+    /// The reference model's: every bootstrap connection is a model node, and the client opens
+    /// no connection by itself beyond them (a `connect` line opens one).
+    #[default]
+    Reference,
+    /// Java's NetworkClient's: discovery on the bootstrap connection, then a new connection to
+    /// the broker Metadata named, and lost connections opened again by itself (module doc).
+    Java,
+}
 
 /// How the live client runs.
 #[derive(Clone, Debug)]
@@ -150,6 +177,26 @@ impl Drop for Conn {
 
 struct Driver {
     model: ClientModel,
+    style: ConnectionStyle,
+    /// [`ConnectionStyle::Java`]: the embedded model that performs the bootstrap connections'
+    /// ApiVersions and SASL (it does no handshake of its own).
+    agent: Option<ClientModel>,
+    /// Inputs for `agent`, in order.
+    agent_inbox: VecDeque<ClientInput>,
+    /// Whether the client authenticates with SASL (discovery then waits for it).
+    sasl: bool,
+    /// [`ConnectionStyle::Java`]: the bootstrap nodes (the agent's), by address.
+    bootstrap_nodes: BTreeMap<String, NodeId>,
+    /// [`ConnectionStyle::Java`]: the brokers Metadata named, by address.
+    metadata_nodes: BTreeMap<String, NodeId>,
+    /// [`ConnectionStyle::Java`]: every node's address.
+    addr_of: BTreeMap<NodeId, String>,
+    /// [`ConnectionStyle::Java`]: connections being opened (a scheduled reconnection included).
+    connecting: BTreeMap<NodeId, JoinHandle<()>>,
+    /// [`ConnectionStyle::Java`]: nodes not opened again by itself (a failed authentication).
+    no_reconnect: std::collections::BTreeSet<NodeId>,
+    /// [`ConnectionStyle::Java`]: nodes whose reconnection waits for [`RECONNECT_BACKOFF`].
+    waiting_to_reconnect: std::collections::BTreeSet<NodeId>,
     start: Instant,
     numbers: ProvisionalNumbers,
     client_id: String,
@@ -176,6 +223,16 @@ struct Driver {
 /// the handshake as the model decides, and reports releases and events on `reports`.
 pub async fn run_client(
     opts: LiveOptions,
+    control: mpsc::UnboundedReceiver<Control>,
+    reports: mpsc::UnboundedSender<Report>,
+) -> Result<(), LiveClientError> {
+    run_client_styled(opts, ConnectionStyle::Reference, control, reports).await
+}
+
+/// [`run_client`] with its connections used in `style`.
+pub async fn run_client_styled(
+    opts: LiveOptions,
+    style: ConnectionStyle,
     mut control: mpsc::UnboundedReceiver<Control>,
     reports: mpsc::UnboundedSender<Report>,
 ) -> Result<(), LiveClientError> {
@@ -195,9 +252,28 @@ pub async fn run_client(
         ClientModel::new(setup.client_type, setup.user_config.clone(), &profile, seed)
     }?
     .with_faults(faults);
+    let agent = match style {
+        ConnectionStyle::Reference => None,
+        ConnectionStyle::Java => Some(ClientModel::new_embedded(
+            setup.client_type,
+            setup.user_config.clone(),
+            &profile,
+            seed,
+        )?),
+    };
     let (net, mut net_rx) = mpsc::unbounded_channel();
     let mut d = Driver {
         model,
+        style,
+        agent,
+        agent_inbox: VecDeque::new(),
+        sasl: crate::model::uses_sasl(&setup.user_config),
+        bootstrap_nodes: BTreeMap::new(),
+        metadata_nodes: BTreeMap::new(),
+        addr_of: BTreeMap::new(),
+        connecting: BTreeMap::new(),
+        no_reconnect: std::collections::BTreeSet::new(),
+        waiting_to_reconnect: std::collections::BTreeSet::new(),
         start: Instant::now(),
         numbers: profile.provisional,
         client_id: setup
@@ -238,6 +314,15 @@ pub async fn run_client(
         .iter()
         .map(|(node, addr)| (addr.clone(), *node))
         .collect();
+    if d.style == ConnectionStyle::Java {
+        d.bootstrap_nodes = d.known.clone();
+        d.addr_of = d.known.iter().map(|(a, n)| (*n, a.clone())).collect();
+        if let Some(a) = d.agent.as_mut() {
+            let now = Millis(0);
+            // The agent's own start (it skips the handshake; nothing to perform).
+            let _ = a.handle(now, ClientInput::Start);
+        }
+    }
     d.connect_next();
     loop {
         let wake = d.wake.map(|t| d.start + Duration::from_millis(t.0));
@@ -264,6 +349,9 @@ pub async fn run_client(
         c.abort();
     }
     for c in d.asked.drain(..) {
+        c.abort();
+    }
+    for (_, c) in std::mem::take(&mut d.connecting) {
         c.abort();
     }
     d.conns.clear();
@@ -332,10 +420,155 @@ impl Driver {
 
     /// Starts opening the connection the control channel asked for.
     fn connect_asked(&mut self, node: NodeId, addr: String) {
+        if self.style == ConnectionStyle::Java {
+            return self.connect_asked_java(node, addr);
+        }
         let node = *self.known.entry(addr.clone()).or_insert(node);
         self.asked.retain(|t| !t.is_finished());
         self.asked
             .push(tokio::spawn(connect(node, addr, self.net.clone())));
+    }
+
+    /// [`ConnectionStyle::Java`]: a `connect` line. The node is the one Metadata named at
+    /// that address, else the bootstrap node there (Metadata not known yet: discovery again),
+    /// else the line's. Ignored while connected or connecting to it; a reconnection waiting
+    /// for its backoff is made now.
+    fn connect_asked_java(&mut self, node: NodeId, addr: String) {
+        let target = self
+            .metadata_nodes
+            .get(&addr)
+            .or_else(|| self.bootstrap_nodes.get(&addr))
+            .copied()
+            .unwrap_or(node);
+        let opening = self
+            .connecting
+            .get(&target)
+            .is_some_and(|h| !h.is_finished())
+            && !self.waiting_to_reconnect.contains(&target);
+        if self.conns.contains_key(&target) || opening {
+            self.note(format!(
+                "node {target}: connect {addr} ignored (connected or connecting)"
+            ));
+            return;
+        }
+        self.no_reconnect.remove(&target);
+        self.open(target, addr, Duration::ZERO);
+    }
+
+    /// [`ConnectionStyle::Java`]: opens a connection to `node` at `addr` after `after`
+    /// (replacing one being opened).
+    fn open(&mut self, node: NodeId, addr: String, after: Duration) {
+        self.addr_of.insert(node, addr.clone());
+        if let Some(old) = self.connecting.remove(&node) {
+            old.abort();
+        }
+        if after.is_zero() {
+            self.waiting_to_reconnect.remove(&node);
+        } else {
+            self.waiting_to_reconnect.insert(node);
+        }
+        let net = self.net.clone();
+        self.connecting.insert(
+            node,
+            tokio::spawn(async move {
+                tokio::time::sleep(after).await;
+                connect(node, addr, net).await;
+            }),
+        );
+    }
+
+    /// [`ConnectionStyle::Java`]: the client lost its connection to `node`: it opens it again
+    /// after [`RECONNECT_BACKOFF`], a bootstrap one only while Metadata has not named its
+    /// broker, none after a failed authentication.
+    fn schedule_reconnect(&mut self, node: NodeId) {
+        if self.style != ConnectionStyle::Java || self.no_reconnect.contains(&node) {
+            return;
+        }
+        let Some(addr) = self.addr_of.get(&node).cloned() else {
+            return;
+        };
+        if self.is_agent_node(node) && self.metadata_nodes.contains_key(&addr) {
+            return;
+        }
+        self.open(node, addr, RECONNECT_BACKOFF);
+    }
+
+    /// Whether `node` is a bootstrap connection the agent performs ([`ConnectionStyle::Java`]).
+    fn is_agent_node(&self, node: NodeId) -> bool {
+        self.agent.is_some() && self.bootstrap_nodes.values().any(|n| *n == node)
+    }
+
+    /// Feeds the agent `input` and performs its outputs: its requests are sent; once a
+    /// bootstrap connection's ApiVersions is answered (and, with SASL, it authenticated), the
+    /// Metadata request goes out; a failed authentication closes the connection.
+    async fn agent_step(&mut self, input: ClientInput) {
+        let now = self.now();
+        let Some(agent) = self.agent.as_mut() else {
+            return;
+        };
+        let outputs = agent.handle(now, input);
+        for o in outputs {
+            match o {
+                ClientOutput::Send {
+                    node,
+                    api_key,
+                    api_version,
+                    body,
+                } => self.send(node, api_key, api_version, body).await,
+                ClientOutput::Event(event) => match event {
+                    Event::NodeSupport { node, .. } if !self.sasl => {
+                        self.send_metadata(node).await;
+                    }
+                    Event::Authenticated { node } => self.send_metadata(node).await,
+                    Event::AuthenticationFailed { node, error_code } => {
+                        self.no_reconnect.insert(node);
+                        if self.conns.remove(&node).is_some() {
+                            self.note(format!(
+                                "bootstrap node {node}: closed by the client (SASL authentication failed: {error_code:?})"
+                            ));
+                        }
+                    }
+                    _ => {}
+                },
+                ClientOutput::ReleaseUserRequest { .. } | ClientOutput::WakeAt(_) => {}
+            }
+        }
+    }
+
+    /// The discovery request on bootstrap connection `node`.
+    async fn send_metadata(&mut self, node: NodeId) {
+        let body = RequestBody::Metadata(codec::MetadataRequest {
+            topics: Some(Vec::new()),
+            allow_auto_topic_creation: Some(false),
+            include_topic_authorized_operations: Some(false),
+            ..Default::default()
+        });
+        self.send(node, ApiKey::METADATA, METADATA_VERSION, body)
+            .await;
+    }
+
+    /// Metadata answered on bootstrap connection `node`: the brokers are known, and the model
+    /// gets a new connection to the one at this connection's address.
+    fn on_metadata(&mut self, node: NodeId, body: &codec::MetadataResponse) {
+        for b in &body.brokers {
+            self.metadata_nodes
+                .insert(format!("{}:{}", &*b.host, b.port), b.node_id);
+        }
+        let Some(addr) = self.addr_of.get(&node).cloned() else {
+            return;
+        };
+        let Some(&broker) = self.metadata_nodes.get(&addr) else {
+            self.note(format!(
+                "bootstrap node {node}: Metadata names no broker at {addr}"
+            ));
+            return;
+        };
+        self.note(format!(
+            "bootstrap node {node}: Metadata names broker {broker} at {addr}: connecting"
+        ));
+        if !self.conns.contains_key(&broker) && !self.connecting.contains_key(&broker) {
+            self.open(broker, addr, Duration::ZERO);
+        }
     }
 
     fn note(&self, text: String) {
@@ -350,10 +583,16 @@ impl Driver {
 
     /// Feeds every queued input (and those their outputs queue), in order.
     async fn drain(&mut self) {
-        while let Some(input) = self.inbox.pop_front() {
-            let now = self.now();
-            let outputs = self.model.handle(now, input);
-            self.perform(now, outputs).await;
+        loop {
+            if let Some(input) = self.agent_inbox.pop_front() {
+                self.agent_step(input).await;
+            } else if let Some(input) = self.inbox.pop_front() {
+                let now = self.now();
+                let outputs = self.model.handle(now, input);
+                self.perform(now, outputs).await;
+            } else {
+                break;
+            }
         }
     }
 
@@ -412,6 +651,7 @@ impl Driver {
                 if let Some(node) = self.push_node {
                     if self.conns.remove(&node).is_some() {
                         self.note(format!("node {node}: closed by the client ({reason})"));
+                        self.schedule_reconnect(node);
                     }
                 }
             }
@@ -458,11 +698,18 @@ impl Driver {
         }
     }
 
-    /// Closes the connection to `node` and tells the model.
+    /// Closes the connection to `node` and tells the model (the agent, for a bootstrap
+    /// connection of [`ConnectionStyle::Java`], which then opens it again by itself).
     fn drop_conn(&mut self, node: NodeId, reason: String) {
         if self.conns.remove(&node).is_some() {
             self.note(format!("node {node}: disconnected ({reason})"));
-            self.inbox.push_back(ClientInput::Disconnected { node });
+            if self.is_agent_node(node) {
+                self.agent_inbox
+                    .push_back(ClientInput::Disconnected { node });
+            } else {
+                self.inbox.push_back(ClientInput::Disconnected { node });
+            }
+            self.schedule_reconnect(node);
         }
     }
 
@@ -490,7 +737,14 @@ impl Driver {
                     },
                 );
                 self.note(format!("node {node}: connected"));
-                self.feed(ClientInput::Connected { node }).await;
+                self.connecting.remove(&node);
+                self.waiting_to_reconnect.remove(&node);
+                if self.is_agent_node(node) {
+                    self.agent_inbox.push_back(ClientInput::Connected { node });
+                    self.drain().await;
+                } else {
+                    self.feed(ClientInput::Connected { node }).await;
+                }
                 if self.connector.as_ref().is_some_and(|(n, _)| *n == node) {
                     self.connector = None;
                     self.connect_next();
@@ -504,7 +758,11 @@ impl Driver {
                 if self.is_current(node, generation) {
                     // A protocol error queues a Disconnected instead.
                     if let Some(input) = self.response(node, &frame) {
-                        self.inbox.push_back(input);
+                        if self.is_agent_node(node) {
+                            self.agent_inbox.push_back(input);
+                        } else {
+                            self.inbox.push_back(input);
+                        }
                     }
                     self.drain().await;
                 }
@@ -561,6 +819,10 @@ impl Driver {
                 "node {node}: the answer to timed-out request {} dropped",
                 p.correlation_id
             ));
+            return None;
+        }
+        if let codec::ResponseBody::Metadata(m) = &decoded.body {
+            self.on_metadata(node, m);
             return None;
         }
         ClientInput::answer(node, decoded.body)

@@ -16,7 +16,7 @@ pub mod properties;
 
 use std::collections::BTreeMap;
 
-pub use driver::{run_client, Control, LiveOptions, Report};
+pub use driver::{run_client, run_client_styled, ConnectionStyle, Control, LiveOptions, Report};
 pub use properties::{parse_properties, PropertiesError};
 
 use crate::model::{ClientConfigError, ClientType, Fault, SpecProfile};

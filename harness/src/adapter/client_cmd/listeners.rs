@@ -3,9 +3,26 @@
 //! node as a broker at its listener's address), so is an ApiVersions version newer than
 //! kipcheck speaks (the KIP-511 fallback): both by the emulated node of
 //! [`crate::model::emulated`]. Every other request goes to the session as an [`Ev::Request`],
-//! as it came. Bytes that cannot be a request are an [`Ev::Fault`].
+//! as it came, except on a *follow-up connection* (below). Bytes that cannot be a request are
+//! an [`Ev::Fault`].
+//!
+//! Follow-up connection: a Java client opens a bootstrap connection (ApiVersions, SASL if any,
+//! then Metadata), and then a new connection to the broker Metadata named, on which it goes on
+//! (the handshake included; KIP-1324 does not say which connection carries it). A scenario tells
+//! one story per node, so the first connection to a node opened while another connection to it
+//! that sent Metadata is still open follows that story: its connection-setup requests
+//! (ApiVersions, SaslHandshake, SaslAuthenticate) get in place the answer the scenario gave to
+//! the same request (API and version) on that node ([`Shared::answers`]), until its first other
+//! request, which goes to the session as usual (and so does everything after it). On a SASL
+//! listener (the scenario answered SaslHandshake on the node) a follow-up connection whose first
+//! other request comes before its SaslAuthenticate is closed unanswered, as Kafka's
+//! SaslServerAuthenticator does: the request never reaches the scenario, which then sees the
+//! client's next move. A discovery connection lends itself to one follow-up connection only: a
+//! later new connection to the node (e.g. after the client closed the follow-up one) is judged
+//! from its ApiVersions on.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -43,6 +60,28 @@ pub(super) struct Conn {
     pub(super) node: i32,
     pub(super) write: OwnedWriteHalf,
     pub(super) reader: Option<tokio::task::AbortHandle>,
+    /// When it was accepted, on [`Shared::seq`].
+    pub(super) accepted: u64,
+    /// It sent a Metadata request (answered in place): a discovery connection.
+    pub(super) metadata: bool,
+    /// As a discovery connection, it already lent its node's story to a follow-up connection.
+    pub(super) lent: bool,
+    /// A follow-up connection still in its connection setup (see the module doc).
+    pub(super) follow_up: bool,
+    /// A follow-up connection got the node's SaslAuthenticate answer.
+    pub(super) authenticated: bool,
+}
+
+/// The API keys of the connection setup a follow-up connection gets answered in place.
+const SETUP_APIS: [ApiKey; 3] = [
+    ApiKey::API_VERSIONS,
+    ApiKey::SASL_HANDSHAKE,
+    ApiKey::SASL_AUTHENTICATE,
+];
+
+/// Whether `api_key` is a connection-setup request (see the module doc).
+pub(super) fn is_setup_api(api_key: ApiKey) -> bool {
+    SETUP_APIS.contains(&api_key)
 }
 
 /// State the session shares with its listener and connection tasks.
@@ -53,11 +92,49 @@ pub(super) struct Shared {
     pub(super) start: Instant,
     pub(super) conns: Mutex<BTreeMap<u64, Conn>>,
     pub(super) tx: mpsc::UnboundedSender<Ev>,
+    /// Orders accepts and closes: each takes the next number.
+    pub(super) seq: AtomicU64,
+    /// Per node, the [`Shared::seq`] of the latest close of one of its connections (by either
+    /// side).
+    pub(super) closed: std::sync::Mutex<BTreeMap<i32, u64>>,
+    /// The scenario's latest answer (the whole frame) per node, API key and version, for the
+    /// connection-setup APIs: what a follow-up connection gets in place.
+    pub(super) answers: std::sync::Mutex<BTreeMap<(i32, ApiKey, i16), Vec<u8>>>,
 }
 
 impl Shared {
     pub(super) fn now_ms(&self) -> u64 {
         u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn next_seq(&self) -> u64 {
+        self.seq.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Records that a connection of `node` closed (or was closed) now.
+    pub(super) fn note_closed(&self, node: i32) {
+        let at = self.next_seq();
+        if let Ok(mut c) = self.closed.lock() {
+            c.insert(node, at);
+        }
+    }
+
+    /// Whether `node` has a connection the client opened since it last lost one: it
+    /// (re)connected by itself, before a `connect` step asked it to.
+    pub(super) async fn reconnected(&self, node: i32) -> bool {
+        let since = self
+            .closed
+            .lock()
+            .map(|c| c.get(&node).copied().unwrap_or(0))
+            .unwrap_or(0);
+        if since == 0 {
+            return false;
+        }
+        self.conns
+            .lock()
+            .await
+            .values()
+            .any(|c| c.node == node && c.accepted > since)
     }
 }
 
@@ -76,7 +153,32 @@ pub(super) async fn accept_loop(node: i32, listener: TcpListener, shared: Arc<Sh
                 let conn = next;
                 let _ = stream.set_nodelay(true);
                 let (r, w) = stream.into_split();
-                shared.conns.lock().await.insert(conn, Conn { node, write: w, reader: None });
+                let accepted = shared.next_seq();
+                {
+                    let mut conns = shared.conns.lock().await;
+                    // The first connection opened while a discovery connection to the node is
+                    // open (and has lent itself to none) follows that one's story.
+                    let lender = conns
+                        .values_mut()
+                        .find(|c| c.node == node && c.metadata && !c.lent);
+                    let follow_up = lender.is_some();
+                    if let Some(l) = lender {
+                        l.lent = true;
+                    }
+                    conns.insert(
+                        conn,
+                        Conn {
+                            node,
+                            write: w,
+                            reader: None,
+                            accepted,
+                            metadata: false,
+                            lent: false,
+                            follow_up,
+                            authenticated: false,
+                        },
+                    );
+                }
                 let abort = readers.spawn(read_conn(node, conn, r, shared.clone()));
                 if let Some(c) = shared.conns.lock().await.get_mut(&conn) {
                     c.reader = Some(abort);
@@ -96,7 +198,8 @@ async fn read_conn(node: i32, conn: u64, r: tokio::net::tcp::OwnedReadHalf, shar
     loop {
         let fault = match frames.next(None).await {
             Ok(frame) => match handle_frame(node, conn, frame, &shared).await {
-                Ok(()) => continue,
+                Ok(Read::On) => continue,
+                Ok(Read::Close) => break,
                 Err(fault) => fault,
             },
             Err(NetError::OverCap { claimed, cap, .. }) => {
@@ -107,17 +210,26 @@ async fn read_conn(node: i32, conn: u64, r: tokio::net::tcp::OwnedReadHalf, shar
         let _ = shared.tx.send(Ev::Fault(fault));
         break;
     }
-    shared.conns.lock().await.remove(&conn);
+    if shared.conns.lock().await.remove(&conn).is_some() {
+        shared.note_closed(node);
+    }
 }
 
 /// Answers a Metadata request, and an ApiVersions version newer than kipcheck speaks, in place
 /// (the emulated node, [`crate::model::emulated`]); hands any other request to the session.
+/// Whether a connection is read on after a frame.
+enum Read {
+    On,
+    /// Closed unanswered (a follow-up connection that skipped its authentication).
+    Close,
+}
+
 async fn handle_frame(
     node: i32,
     conn: u64,
     frame: Vec<u8>,
     shared: &Shared,
-) -> Result<(), ClientFault> {
+) -> Result<Read, ClientFault> {
     let fault = |source| ClientFault::InPlace { node, source };
     let req = read_request(&frame, &shared.numbers).map_err(fault)?;
     let answer = if req.is_unspoken_api_versions() {
@@ -129,6 +241,9 @@ async fn handle_frame(
         let advertised = emulated_api_versions(Some(shared.numbers.push_config_api_key), false);
         req.answer_unspoken_api_versions(advertised)
     } else if req.api_key == ApiKey::METADATA {
+        if let Some(c) = shared.conns.lock().await.get_mut(&conn) {
+            c.metadata = true;
+        }
         let known: Vec<String> = TOPICS.iter().map(|t| (*t).to_owned()).collect();
         let catalog = TopicCatalog {
             known: &known,
@@ -136,6 +251,11 @@ async fn handle_frame(
         };
         let brokers = shared.brokers.lock().map(|b| b.clone()).unwrap_or_default();
         req.answer_metadata(&brokers, &catalog)
+    } else if let Some(follow) = follow_up(node, conn, &req, shared).await {
+        match follow {
+            FollowUp::Answer(frame) => Ok(frame),
+            FollowUp::Close => return Ok(Read::Close),
+        }
     } else {
         let _ = shared.tx.send(Ev::Request {
             node,
@@ -143,10 +263,53 @@ async fn handle_frame(
             frame,
             at_ms: shared.now_ms(),
         });
-        return Ok(());
+        return Ok(Read::On);
     };
     write_frame(shared, conn, &answer.map_err(fault)?).await;
-    Ok(())
+    Ok(Read::On)
+}
+
+/// What a follow-up connection's request gets in place.
+enum FollowUp {
+    /// The scenario's answer to the same setup request on the node (the whole frame).
+    Answer(Vec<u8>),
+    /// Nothing: the connection is closed (a request before authenticating on a SASL listener).
+    Close,
+}
+
+/// On a follow-up connection still in its setup, what the request gets in place; `None` when
+/// it goes to the session (which ends the connection's setup).
+async fn follow_up(
+    node: i32,
+    conn: u64,
+    req: &crate::model::emulated::Request<'_>,
+    shared: &Shared,
+) -> Option<FollowUp> {
+    let mut conns = shared.conns.lock().await;
+    let c = conns.get_mut(&conn)?;
+    if !c.follow_up {
+        return None;
+    }
+    let (answer, sasl) = {
+        let answers = shared.answers.lock().ok()?;
+        let answer = is_setup_api(req.api_key)
+            .then(|| answers.get(&(node, req.api_key, req.version())).cloned())
+            .flatten()
+            .filter(|f| f.len() >= 8);
+        let sasl = answers
+            .keys()
+            .any(|(n, k, _)| *n == node && *k == ApiKey::SASL_HANDSHAKE);
+        (answer, sasl)
+    };
+    if let Some(mut frame) = answer {
+        frame[4..8].copy_from_slice(&req.header.correlation_id.to_be_bytes());
+        if req.api_key == ApiKey::SASL_AUTHENTICATE {
+            c.authenticated = true;
+        }
+        return Some(FollowUp::Answer(frame));
+    }
+    c.follow_up = false;
+    (sasl && !c.authenticated && !is_setup_api(req.api_key)).then_some(FollowUp::Close)
 }
 
 /// Writes an answer kipcheck gives in place on connection `conn`.

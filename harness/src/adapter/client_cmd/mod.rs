@@ -8,7 +8,10 @@
 //! that exits earlier makes the scenario errored. User requests go to its stdin, releases come
 //! back on its stdout (capability `user_requests`); a `connect` step is a `connect <node>
 //! <host:port>` line (capability `connect_requests`), the node getting a listener then if it
-//! has none. The clock is real: the runner measures
+//! has none; a client that already connected to that node again by itself since it lost
+//! its connection (as Java's NetworkClient does) is not waited for. A Java client's
+//! connection opened after its bootstrap Metadata continues the node's story
+//! (`listeners.rs`: follow-up connections). The clock is real: the runner measures
 //! timings on it with the profile's tolerance and scales them by `--time-scale`.
 //! This module judges nothing: whether a request was right is the runner's call.
 
@@ -27,7 +30,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Mutex};
 use tokio::task::JoinHandle;
 
-use self::listeners::{accept_loop, Ev, Shared, WRITE_TIMEOUT};
+use self::listeners::{accept_loop, is_setup_api, Ev, Shared, WRITE_TIMEOUT};
 use self::process::ClientProcess;
 use self::properties::{client_properties, TempDir, ASSUMED_CLIENT_TYPE};
 use super::error::{ClientFault, Crash, SetupError, Tails, Unsupported};
@@ -263,6 +266,9 @@ impl Target for ClientCmdTarget {
             start: Instant::now(),
             conns: Mutex::new(BTreeMap::new()),
             tx,
+            seq: std::sync::atomic::AtomicU64::new(0),
+            closed: std::sync::Mutex::new(BTreeMap::new()),
+            answers: std::sync::Mutex::new(BTreeMap::new()),
         });
         let mut tasks = Vec::new();
         let mut addrs = BTreeMap::new();
@@ -283,6 +289,14 @@ impl Target for ClientCmdTarget {
     }
 }
 
+/// A request handed to the runner: its connection, and its API key and version (the canonical
+/// key; `None` when the header did not decode).
+#[derive(Clone, Copy, Debug)]
+struct Forwarded {
+    conn: u64,
+    api: Option<(crate::codec::ApiKey, i16)>,
+}
+
 /// One scenario's client process and emulated nodes.
 pub struct ClientCmdSession {
     /// The command with every placeholder substituted.
@@ -291,8 +305,8 @@ pub struct ClientCmdSession {
     /// Each emulated node's listener address.
     addrs: BTreeMap<i32, std::net::SocketAddr>,
     rx: mpsc::UnboundedReceiver<Ev>,
-    /// Per node, the connections of its forwarded requests not yet answered, oldest first.
-    pending: BTreeMap<i32, VecDeque<u64>>,
+    /// Per node, the forwarded requests not yet answered, oldest first.
+    pending: BTreeMap<i32, VecDeque<Forwarded>>,
     tasks: Vec<JoinHandle<()>>,
     process: Option<ClientProcess>,
     /// The `{config}` and `{profile}` files, removed with the session.
@@ -366,12 +380,18 @@ impl ClientCmdSession {
 
     /// Tells the client to connect to `node`; returns once that connection is accepted (or
     /// the client exited, or START_WAIT passed: the next step then judges a missing request).
+    /// A client that already connected to `node` again by itself since it lost its
+    /// connection (Java: after reconnect.backoff.ms) is told too, but not waited for.
     async fn connect(&mut self, node: i32) -> Result<(), AdapterError> {
         let addr = self.listener(node).await?;
         let before = self.conns_of(node).await;
+        let reconnected = self.shared.reconnected(node).await;
         match self.process.as_mut() {
             Some(p) => p.send_line(&format!("connect {node} {addr}")).await?,
             None => return Err(unsupported("a connect before the client starts")),
+        }
+        if reconnected {
+            return self.check_exit().await;
         }
         self.await_connection(Some(node), &before).await
     }
@@ -443,6 +463,8 @@ impl Session for ClientCmdSession {
                         let _ = c.write.shutdown().await;
                     }
                 }
+                drop(conns);
+                self.shared.note_closed(node);
                 self.pending.remove(&node);
                 Ok(())
             }
@@ -475,7 +497,13 @@ impl Session for ClientCmdSession {
                     frame,
                     at_ms,
                 })) => {
-                    self.pending.entry(node).or_default().push_back(conn);
+                    let api = crate::model::read_request(&frame, &self.shared.numbers)
+                        .ok()
+                        .map(|r| (r.api_key, r.version()));
+                    self.pending
+                        .entry(node)
+                        .or_default()
+                        .push_back(Forwarded { conn, api });
                     return Ok(Some(OutRequest { node, frame, at_ms }));
                 }
                 Ok(Some(Ev::Fault(message))) => return Err(self.fault(message).await),
@@ -487,9 +515,17 @@ impl Session for ClientCmdSession {
     }
 
     async fn respond(&mut self, node: i32, frame: Vec<u8>) -> Result<(), AdapterError> {
-        let Some(conn) = self.pending.get_mut(&node).and_then(VecDeque::pop_front) else {
+        let Some(Forwarded { conn, api }) =
+            self.pending.get_mut(&node).and_then(VecDeque::pop_front)
+        else {
             return Err(Crash::NothingToAnswer { node }.into());
         };
+        // A connection-setup answer is what a follow-up connection to the node gets too.
+        if let Some((key, version)) = api.filter(|(k, _)| is_setup_api(*k)) {
+            if let Ok(mut a) = self.shared.answers.lock() {
+                a.insert((node, key, version), frame.clone());
+            }
+        }
         let mut conns = self.shared.conns.lock().await;
         // A connection the client already closed: the answer is lost, as on a real broker.
         if let Some(c) = conns.get_mut(&conn) {
