@@ -182,6 +182,7 @@ fn the_java_bridge_reports_every_call_and_answers_the_verdict() {
     let scope = host.begin(PolicyVerdict::Reject {
         message: message.into(),
     });
+    // A rejection is the KIP's ClientConfigPolicyException (the harness names any other type).
     assert_eq!(jvm.say("process"), format!("rejected {message}"));
     assert_eq!(scope.events().len(), 1);
     assert_eq!(scope.events()[0]["context"]["correlation_id"], json!(2));
@@ -197,11 +198,14 @@ fn the_java_bridge_reports_every_call_and_answers_the_verdict() {
     assert_eq!(shown, 10 - ev["broker_clock_ms"].as_i64().unwrap());
     drop(scope);
 
-    // The host goes away: the call is rejected with the bridge's own message ...
+    // The host goes away: the call is refused with the bridge's own message, as Kafka's
+    // InvalidConfigurationException, not the KIP's policy rejection (a verdict the policy
+    // never gave) ...
     drop(host);
     let answer = jvm.say("process");
-    let prefix =
-        format!("rejected kipcheck policy bridge: no answer from the policy host {addr} (");
+    let prefix = format!(
+        "rejected-as InvalidConfigurationException kipcheck policy bridge: no answer from the policy host {addr} ("
+    );
     assert!(answer.starts_with(&prefix), "{answer}");
     // ... and once it is back, the next call reconnects.
     let host = PolicyHost::bind(&addr).unwrap();

@@ -13,6 +13,7 @@ import java.util.Set;
 
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
+import org.apache.kafka.common.errors.ClientConfigPolicyException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.server.authorizer.AuthorizableRequestContext;
 import org.apache.kafka.server.policy.clientconfig.ClientConfig;
@@ -24,9 +25,11 @@ import org.apache.kafka.server.policy.clientconfig.ClientConfigPolicy;
  * {@link #process} call is sent to kipcheck's policy host (one JSON line, docs/policy-bridge.md)
  * with everything the call received (the typed values by their Java class, the ConfigDef types,
  * isDefault, the broker's timestamp and the request context), and answered as the host says:
- * return normally (accept), or throw {@link InvalidConfigurationException} with the host's message.
- * (The KIP's test plan says "InvalidConfigException"; kafka-clients has no class of that name:
- * the exception Kafka's {@code Errors} maps to INVALID_CONFIG (40) is this one.)
+ * return normally (accept), or throw {@link ClientConfigPolicyException} with the host's message:
+ * the type KIP-1324's newest text names in {@code process}'s throws clause. It extends
+ * {@link InvalidConfigurationException} (the KIP's older test plan says "InvalidConfigException";
+ * kafka-clients has no class of that name: the exception Kafka's {@code Errors} maps to
+ * INVALID_CONFIG (40) is this one), so a broker mapping either type answers INVALID_CONFIG.
  *
  * <p>Broker configs it reads ({@code configure}, and {@code reconfigure} at run time):
  * <ul>
@@ -117,7 +120,7 @@ public class KipcheckClientConfigPolicy implements ClientConfigPolicy {
         Object verdict = answer.get("verdict");
         if ("accept".equals(verdict)) return;
         if ("reject".equals(verdict) && answer.get("message") instanceof String message) {
-            throw new InvalidConfigurationException(message);
+            throw new ClientConfigPolicyException(message);
         }
         disconnect();
         throw new InvalidConfigurationException(FAILURE_PREFIX + "unknown verdict " + verdict);

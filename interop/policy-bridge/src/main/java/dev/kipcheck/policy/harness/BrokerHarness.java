@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.errors.ClientConfigPolicyException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
@@ -94,8 +95,12 @@ public final class BrokerHarness {
         try {
             policy.process(context(correlationId), new ClientConfigData(configs, timestamp));
             return "accepted";
-        } catch (InvalidConfigurationException e) {
+        } catch (ClientConfigPolicyException e) {
+            // The KIP's rejection type: INVALID_CONFIG (what a prototype-like broker maps).
             return "rejected " + e.getMessage();
+        } catch (InvalidConfigurationException e) {
+            // Kafka's existing INVALID_CONFIG exception: accepted too, but named.
+            return "rejected-as " + e.getClass().getSimpleName() + " " + e.getMessage();
         } catch (RuntimeException e) {
             return "failed " + e.getClass().getName() + ": " + e.getMessage();
         }
