@@ -38,6 +38,7 @@ NODE_ID = 1
 PUSH_CONFIG = 95          # canonical key; the wire key comes from the profile
 UNSUPPORTED_VERSION = 35
 INVALID_CONFIG = 40
+UNKNOWN_SERVER_ERROR = -1
 CONFIG_TOO_LARGE = 137    # canonical code; the wire code comes from the profile
 
 TYPES_CONFIG_DEF = ["BOOLEAN", "STRING", "INT", "SHORT", "LONG", "DOUBLE", "LIST", "CLASS", "PASSWORD"]
@@ -296,6 +297,9 @@ class Broker:
         self.event(events, "policy_invoked", configs=configs, timestamp=self.now)
         if isinstance(self.policy, dict) and "reject" in self.policy:
             return reject(INVALID_CONFIG, self.policy["reject"]["message"], True)
+        if isinstance(self.policy, dict) and "fail" in self.policy:
+            # The policy threw something other than its rejection: refused, connection kept.
+            return reject(UNKNOWN_SERVER_ERROR, "policy failed: " + self.policy["fail"]["message"], True)
         self.event(events, "push_config_accepted", throttle_time_ms=self.throttle)
         return self.push_response(m, 0, None, self.throttle)
 

@@ -110,7 +110,7 @@ async fn python_broker_passes_every_broker_scenario_it_declares() {
         .iter()
         .filter(|s| s.area == "kip1324-broker")
         .count();
-    assert_eq!(broker, 78);
+    assert_eq!(broker, 79);
     let (results, summary) = run_python_broker(target, scenarios).await;
     let passed_in = |area: &str| {
         results
@@ -119,12 +119,12 @@ async fn python_broker_passes_every_broker_scenario_it_declares() {
             .count()
     };
     // Every broker scenario, the three that register first (KIP-1326) included.
-    assert_eq!(passed_in("kip1324-broker"), 78);
+    assert_eq!(passed_in("kip1324-broker"), 79);
     // The live-safe ApiVersions scenarios (broker role) pass too.
     assert_eq!(passed_in("apiversions"), 5);
-    assert_eq!(summary.passed, 83);
+    assert_eq!(summary.passed, 84);
     // Unsupported: every client and controller scenario.
-    assert_eq!(summary.unsupported, summary.total - 83);
+    assert_eq!(summary.unsupported, summary.total - 84);
 }
 
 /// Runs `scenarios` against the Python example broker; nothing may fail or error.

@@ -188,6 +188,18 @@ fn the_java_bridge_reports_every_call_and_answers_the_verdict() {
     assert_eq!(scope.events()[0]["context"]["correlation_id"], json!(2));
     drop(scope);
 
+    // Fail: the policy throws something other than the KIP's rejection (a bug in it); the
+    // broker sees that exception type, which a prototype-like broker maps to
+    // UNKNOWN_SERVER_ERROR.
+    let scope = host.begin(PolicyVerdict::Fail {
+        message: "policy bug".into(),
+    });
+    assert_eq!(
+        jvm.say("process"),
+        "failed java.lang.IllegalStateException: policy bug"
+    );
+    drop(scope);
+
     // A broker whose timestamp is not its clock (zero): the observation shows it.
     let scope = host.begin(PolicyVerdict::Accept);
     scope.advance(10);

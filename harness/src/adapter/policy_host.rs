@@ -399,6 +399,9 @@ fn record(board: &mut Board, call: ProcessCall) -> Value {
         PolicyVerdict::Reject { message } => {
             json!({"id": call.id, "verdict": "reject", "message": message})
         }
+        PolicyVerdict::Fail { message } => {
+            json!({"id": call.id, "verdict": "fail", "message": message})
+        }
     }
 }
 

@@ -34,6 +34,14 @@ pub enum PolicyVerdict {
         /// The exception message, returned as ErrorMessage.
         message: String,
     },
+    /// `process` throws an exception that is not the KIP's rejection (a bug in the policy, a
+    /// `RuntimeException`). The KIP says nothing of it; the reference answers as Kafka does
+    /// for any unexpected exception and as the KIP-CFG prototype does: UNKNOWN_SERVER_ERROR,
+    /// the connection kept.
+    Fail {
+        /// The exception message.
+        message: String,
+    },
 }
 
 /// How a broker is set up. Loadable from YAML (absent fields take [`BrokerSettings::new`]`(0)`'s
@@ -458,6 +466,12 @@ impl BrokerModel {
                 }
                 resp
             }
+            Some(PolicyVerdict::Fail { message }) => reject(
+                self,
+                ErrorCode::UNKNOWN_SERVER_ERROR,
+                format!("the client config policy failed: {message}"),
+                true,
+            ),
             _ => {
                 self.log(
                     now,

@@ -122,6 +122,10 @@ public class KipcheckClientConfigPolicy implements ClientConfigPolicy {
         if ("reject".equals(verdict) && answer.get("message") instanceof String message) {
             throw new ClientConfigPolicyException(message);
         }
+        if ("fail".equals(verdict) && answer.get("message") instanceof String message) {
+            // A policy with a bug: an exception that is not the KIP's rejection.
+            throw new IllegalStateException(message);
+        }
         disconnect();
         throw new InvalidConfigurationException(FAILURE_PREFIX + "unknown verdict " + verdict);
     }
