@@ -1,11 +1,37 @@
 //! `report.html`: one self-contained page (inline CSS and JS, no external resources) to
 //! browse a run: the outcome (or why the run was aborted) with a link to the first finding,
 //! summary by KIP, filters (verdict, KIP, text; kept in the URL's `#f=` fragment), the
-//! scenarios with findings first, and per finding the failing step (a link to the scenario
-//! file and line), the mismatches (error codes named), expected vs actual side by side with
-//! changed tokens highlighted and fields the match did not compare set apart, hex dumps of
-//! raw bytes, the exchange that led to the failure (collapsible) and the reproduction command.
-//! Every value from the events is HTML-escaped here; nothing is decided or redacted here.
+//! scenarios with findings first, and per finding the failing step, the mismatches (error
+//! codes named), expected vs actual side by side with changed tokens highlighted and fields
+//! the match did not compare set apart, hex dumps of raw bytes, the exchange that led to the
+//! failure (collapsible), the scenario's own source (collapsible, line-numbered, the failing
+//! step's line highlighted) and the reproduction command. Flaky scenarios (passed on a retry)
+//! carry a FLAKY badge with the attempt count; quarantined ones a QUARANTINED badge and the
+//! quarantine's reason. Every value from the events is HTML-escaped here; nothing is decided
+//! or redacted here.
+//!
+//! # The page stands alone
+//!
+//! An installed `kipcheck` runs its built-in suite: the `path` of a result
+//! (`scenarios/kip1324-broker/x.yaml`) names no file on the reader's disk, so the page does
+//! not link to it. Instead the source of every scenario with something to read (failed,
+//! errored, unexpected pass, and flaky: each carries a failure or a stale baseline entry) is
+//! embedded in the page. Where the text comes from:
+//!
+//! - a run of the built-in suite (the result's reproduction command names no
+//!   `--scenarios`): [`embedded::file`]`(path)`, the very text the run loaded; a path the
+//!   built-in suite lacks (a result from another source) falls back to the file below;
+//! - a `--scenarios DIR` run: the file at `path` (relative to the directory kipcheck runs
+//!   in, as the loader named it), read once when the page is rendered, if it still exists;
+//!   only these results link to their file (`HtmlOptions::link_base` + path, or a `file://`
+//!   URL for an absolute path), since only these files exist where the report is read.
+//!
+//! Reading a file is not a reporter's job, and this is the one place a reporter does: the
+//! file may have changed between the run and the end of it, and the highlighted line would
+//! then point into other text. The sound fix is for the runner to carry the loaded text in
+//! the event (e.g. `ScenarioResult::source: Option<Arc<str>>`, set for results with a
+//! failure, or on `Failure` itself), as it already carries `step_yaml`; this module then
+//! reads no file. Until then the read is confined to [`scenario_source`].
 
 use std::fmt::Write as _;
 
@@ -21,6 +47,7 @@ use super::text::{
     arrow, exchange_what, failure_diff, location_line, STALE_MESSAGE, UNCOMPARED_LEGEND,
 };
 use crate::runner::{Exchange, ExchangeEntry, Failure, ScenarioResult, Verdict};
+use crate::scenario::embedded;
 use crate::scenario::types::serde_name;
 
 /// File name of the HTML report inside the report directory.
@@ -45,12 +72,84 @@ pub(crate) fn escape(s: &str) -> String {
     out
 }
 
-/// Where scenario files are linked from: the `path` of a result (relative to the directory
-/// kipcheck ran in) is prefixed with this (`../../` for `reports/latest`; empty: as is).
+/// Where scenario files are linked from: the relative `path` of a result of a
+/// `--scenarios DIR` run (relative to the directory kipcheck ran in) is prefixed with this
+/// (`../../` for `reports/latest`; empty: as is). Built-in scenarios are not linked: their
+/// source is in the page.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HtmlOptions {
     /// Prefix of every scenario file link.
     pub link_base: String,
+}
+
+/// A scenario's text and where it was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Source {
+    text: String,
+    built_in: bool,
+}
+
+/// Whether the result comes from a `--scenarios DIR` run: its reproduction command names the
+/// folder.
+fn from_folder(r: &ScenarioResult) -> bool {
+    r.reproduce
+        .split_whitespace()
+        .any(|w| w == "--scenarios" || w.starts_with("--scenarios="))
+}
+
+/// The text of the scenario a result is about (see the module header for the order).
+fn scenario_source(r: &ScenarioResult) -> Option<Source> {
+    let built_in = || {
+        embedded::file(&r.path).map(|t| Source {
+            text: t.to_owned(),
+            built_in: true,
+        })
+    };
+    let on_disk = || {
+        std::fs::read_to_string(&r.path).ok().map(|text| Source {
+            text,
+            built_in: false,
+        })
+    };
+    if from_folder(r) {
+        on_disk()
+    } else {
+        built_in().or_else(on_disk)
+    }
+}
+
+/// The line of `location` (`file:line:col`) if it is in `path`.
+fn location_in(location: &str, path: &str) -> Option<usize> {
+    let mut parts = location.rsplitn(3, ':');
+    let _col: usize = parts.next()?.parse().ok()?;
+    let line: usize = parts.next()?.parse().ok()?;
+    (parts.next()? == path && line >= 1).then_some(line)
+}
+
+/// Whether the page embeds a result's source: it has a failure to locate or is a finding.
+fn embeds_source(r: &ScenarioResult) -> bool {
+    is_finding(r.verdict) || r.flaky
+}
+
+/// The href of a scenario file of a `--scenarios DIR` run.
+fn file_href(path: &str, options: &HtmlOptions) -> String {
+    let mut url = String::with_capacity(path.len() + 8);
+    if path.starts_with('/') {
+        url.push_str("file://");
+    } else {
+        url.push_str(&options.link_base);
+    }
+    for c in path.chars() {
+        match c {
+            '%' => url.push_str("%25"),
+            ' ' => url.push_str("%20"),
+            '#' => url.push_str("%23"),
+            '?' => url.push_str("%3F"),
+            '\\' => url.push('/'),
+            c => url.push(c),
+        }
+    }
+    url
 }
 
 /// The order scenarios are listed in: findings first, then what needs a look, then the rest.
@@ -123,7 +222,7 @@ fn header(out: &mut String, record: &RunRecord) {
     );
     let findings: Vec<&ScenarioResult> = listed(record)
         .into_iter()
-        .filter(|r| is_finding(r.verdict))
+        .filter(|r| is_finding(r.verdict) && r.quarantined.is_none())
         .collect();
     if let Some(first) = findings.first() {
         let _ = write!(
@@ -144,6 +243,20 @@ fn header(out: &mut String, record: &RunRecord) {
             );
         }
         out.push_str("</p>\n");
+    }
+    if s.flaky > 0 || s.quarantined_findings > 0 {
+        let _ = writeln!(
+            out,
+            "<p class=\"retries\">flaky (passed on a retry): <b>{}</b>; quarantined findings (reported, not counted): <b>{}</b></p>",
+            s.flaky, s.quarantined_findings
+        );
+    }
+    if !s.quarantine_problems.is_empty() {
+        out.push_str("<ul class=\"quarantine-problems\">\n");
+        for p in &s.quarantine_problems {
+            let _ = writeln!(out, "<li>quarantine file: {}</li>", escape(p));
+        }
+        out.push_str("</ul>\n");
     }
     let groups = unsupported_groups(&s);
     if !groups.is_empty() {
@@ -243,6 +356,12 @@ fn search_text(r: &ScenarioResult) -> String {
     if let Some(f) = &r.failure {
         parts.push(f.message.as_str());
     }
+    if r.flaky {
+        parts.push("flaky");
+    }
+    if r.quarantined.is_some() {
+        parts.push("quarantined");
+    }
     parts.join(" ").to_lowercase()
 }
 
@@ -253,7 +372,8 @@ fn scenario(out: &mut String, r: &ScenarioResult, options: &HtmlOptions) {
         out,
         "<details class=\"scenario v-{key}\" id=\"s-{id}\" data-verdict=\"{key}\" data-kip=\"{kip}\" data-search=\"{search}\"{open}>\n\
          <summary><span class=\"badge\">{tag}</span> <code class=\"id\">{id}</code> <span class=\"title\">{title}</span> \
-         <span class=\"meta\">{kip} · {area} · {grade} · {wall} · {sim} simulated</span>{steps}</summary>\n<div class=\"body\">",
+         <span class=\"meta\">{kip} · {area} · {grade} · {wall} · {sim} simulated</span>{flags}{steps}</summary>\n<div class=\"body\">",
+        flags = flags(r),
         steps = if matches!(r.verdict, Verdict::Unsupported | Verdict::Errored) {
             String::new()
         } else {
@@ -273,15 +393,38 @@ fn scenario(out: &mut String, r: &ScenarioResult, options: &HtmlOptions) {
         wall = wall(r.duration_ms),
         sim = simulated(r.simulated_ms),
     );
+    let source = embeds_source(r).then(|| scenario_source(r)).flatten();
     out.push_str("<dl class=\"facts\">\n");
-    let _ = writeln!(
-        out,
-        "<dt>file</dt><dd><a class=\"file\" href=\"{}{}\"><code>{}:{}</code></a></dd>",
-        escape(&options.link_base),
-        escape(&r.path),
-        escape(&r.path),
-        r.line
-    );
+    let place = format!("<code>{}:{}</code>", escape(&r.path), r.line);
+    if from_folder(r) {
+        let _ = writeln!(
+            out,
+            "<dt>file</dt><dd><a class=\"file\" href=\"{}\">{place}</a></dd>",
+            escape(&file_href(&r.path, options))
+        );
+    } else if source.as_ref().is_some_and(|s| s.built_in) {
+        let _ = writeln!(
+            out,
+            "<dt>file</dt><dd>{place} <span class=\"muted\">(built-in suite; <a href=\"#src-{}\" class=\"to-line\">source below</a>)</span></dd>",
+            escape(&r.id)
+        );
+    } else {
+        let _ = writeln!(out, "<dt>file</dt><dd>{place}</dd>");
+    }
+    if r.attempts > 1 {
+        let _ = writeln!(
+            out,
+            "<dt>attempts</dt><dd>{}</dd>",
+            attempts_words(r.flaky, r.attempts)
+        );
+    }
+    if let Some(reason) = &r.quarantined {
+        let _ = writeln!(
+            out,
+            "<dt>quarantined</dt><dd class=\"quarantined\">{}</dd>",
+            escape(reason)
+        );
+    }
     if !r.tags.is_empty() {
         let _ = writeln!(out, "<dt>tags</dt><dd>{}</dd>", escape(&r.tags.join(", ")));
     }
@@ -299,11 +442,32 @@ fn scenario(out: &mut String, r: &ScenarioResult, options: &HtmlOptions) {
     if r.verdict == Verdict::UnexpectedPass {
         let _ = writeln!(out, "<p class=\"message\">{}</p>", escape(STALE_MESSAGE));
     }
+    if let Some(reason) = &r.quarantined {
+        let _ = writeln!(
+            out,
+            "<p class=\"quarantined\">quarantined: {}</p>",
+            escape(reason)
+        );
+    }
+    let highlight = r
+        .failure
+        .as_ref()
+        .and_then(|f| location_in(&f.location, &r.path));
     if let Some(f) = &r.failure {
-        failure(out, f);
+        if r.flaky {
+            out.push_str("<p class=\"muted\">the first attempt's failure:</p>\n");
+        }
+        let anchor = source
+            .as_ref()
+            .zip(highlight)
+            .map(|(_, line)| format!("#src-{}-L{line}", escape(&r.id)));
+        failure(out, f, anchor.as_deref());
     }
     if let Some(x) = r.exchange.as_ref().filter(|x| !x.entries.is_empty()) {
         exchange(out, x);
+    }
+    if let Some(src) = &source {
+        source_listing(out, r, src, highlight);
     }
     let _ = writeln!(
         out,
@@ -312,12 +476,82 @@ fn scenario(out: &mut String, r: &ScenarioResult, options: &HtmlOptions) {
     );
 }
 
-fn failure(out: &mut String, f: &Failure) {
+/// The FLAKY and QUARANTINED badges of a scenario's summary line (empty: neither).
+fn flags(r: &ScenarioResult) -> String {
+    let mut s = String::new();
+    if r.flaky {
+        let _ = write!(
+            s,
+            " <span class=\"badge flaky\" title=\"{}\">FLAKY ×{}</span>",
+            attempts_words(true, r.attempts),
+            r.attempts
+        );
+    }
+    if r.quarantined.is_some() {
+        s.push_str(" <span class=\"badge quarantined\">QUARANTINED</span>");
+    }
+    s
+}
+
+fn attempts_words(flaky: bool, attempts: u32) -> String {
+    if flaky {
+        format!("ran {attempts} times: failed first, passed on attempt {attempts}")
+    } else {
+        format!("ran {attempts} times, the same outcome each time")
+    }
+}
+
+/// The scenario's text, line-numbered, the failing step's line highlighted (and the target
+/// of the failing step's link).
+fn source_listing(out: &mut String, r: &ScenarioResult, src: &Source, highlight: Option<usize>) {
+    let id = escape(&r.id);
+    let lines = src.text.lines().count();
+    let _ = write!(
+        out,
+        "<details class=\"source\" id=\"src-{id}\"><summary>scenario source: <code>{}</code> ({lines} line{}, {})",
+        escape(&r.path),
+        if lines == 1 { "" } else { "s" },
+        if src.built_in {
+            "built into kipcheck"
+        } else {
+            "read from the file when the report was written"
+        }
+    );
+    if let Some(line) = highlight.filter(|l| *l <= lines) {
+        let _ = write!(out, "; failing step at line {line}");
+    }
+    out.push_str("</summary>\n<table class=\"src\">\n<tbody>\n");
+    for (i, text) in src.text.lines().enumerate() {
+        let n = i + 1;
+        if highlight == Some(n) {
+            let _ = writeln!(
+                out,
+                "<tr class=\"hl\" id=\"src-{id}-L{n}\"><td class=\"ln\">{n}</td><td>{}</td></tr>",
+                escape(text)
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "<tr><td class=\"ln\">{n}</td><td>{}</td></tr>",
+                escape(text)
+            );
+        }
+    }
+    out.push_str("</tbody>\n</table>\n</details>\n");
+}
+
+fn failure(out: &mut String, f: &Failure, source_anchor: Option<&str>) {
+    let place = match source_anchor {
+        Some(href) => format!(
+            "<a href=\"{href}\" class=\"to-line\"><code>{}</code></a>",
+            escape(&location_line(f))
+        ),
+        None => format!("<code>{}</code>", escape(&location_line(f))),
+    };
     let _ = writeln!(
         out,
-        "<p class=\"message\">first mismatch: <code>{}</code></p>\n<p class=\"location\">failing step: <code>{}</code></p>",
+        "<p class=\"message\">first mismatch: <code>{}</code></p>\n<p class=\"location\">failing step: {place}</p>",
         escape(&f.message),
-        escape(&location_line(f))
     );
     if !f.step_yaml.trim().is_empty() {
         let _ = writeln!(

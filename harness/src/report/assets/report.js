@@ -1,7 +1,7 @@
 // kipcheck report.html filters: verdict checkboxes, KIP select, text search, kept in the
 // URL's fragment as `#f=<verdicts>;kip=<KIP>;q=<text>` so a filtered view can be shared or
-// reloaded. Links to a scenario (`#s-ID`) open it without losing the filters. Inlined; no
-// external resources, no network.
+// reloaded. Links to a scenario (`#s-ID`) or into its embedded source (`#src-ID-L14`) open
+// it without losing the filters. Inlined; no external resources, no network.
 (function () {
   "use strict";
   var boxes = Array.prototype.slice.call(document.querySelectorAll("input[data-verdict]"));
@@ -75,6 +75,18 @@
       s.hidden = false;
       s.open = true;
       s.scrollIntoView();
+    });
+  });
+  // Links into a scenario's embedded source (`#src-ID` or `#src-ID-L14`) open it first.
+  Array.prototype.slice.call(document.querySelectorAll("a.to-line")).forEach(function (a) {
+    a.addEventListener("click", function (e) {
+      var target = document.getElementById(a.getAttribute("href").slice(1));
+      if (!target) { return; }
+      e.preventDefault();
+      for (var d = target; d; d = d.parentElement) {
+        if (d.tagName === "DETAILS") { d.open = true; }
+      }
+      target.scrollIntoView({ block: "center" });
     });
   });
   function setAll(open) {
