@@ -9,7 +9,7 @@ use anyhow::anyhow;
 use clap::Args;
 use kipcheck::report::{
     file_reporters, standard_reporters, ColorChoice, JsonLinesReporter, MessageFormat, Reporter,
-    Reporters, SarifReporter, TerminalOptions, TerminalReporter,
+    Reporters, TerminalOptions, TerminalReporter,
 };
 use kipcheck::runner::quarantine::Quarantine;
 use kipcheck::runner::{
@@ -138,9 +138,6 @@ pub(super) fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         MessageFormat::Json => json_stream_reporters(&a),
     }
     .map_err(|e| anyhow!("{e}"))?;
-    let sarif = SarifReporter::new(&a.report_dir);
-    sarif.write_unfinished().map_err(|e| anyhow!("{e}"))?;
-    reporters.push(sarif);
     let (target, chosen) = match prepare(&a.target, &a.select, Reach::Required) {
         Ok(p) => p,
         Err((code, why)) => {

@@ -1,4 +1,5 @@
-//! The file reports (`results.json`, `junit.xml`, `report.html`, `summary.md`): one
+//! The file reports (`results.json`, `junit.xml`, `report.html`, `summary.md`,
+//! `results.sarif`): one
 //! [`FileReporter`] records the event stream once and, at `finish`, renders every
 //! [`FileFormat`] it was given from that one record. It renders events only; it judges nothing.
 
@@ -11,6 +12,7 @@ use super::junit::{render_junit, JUNIT_FILE};
 use super::markdown::{render_markdown, MARKDOWN_FILE};
 use super::record::RunRecord;
 use super::reporter::Reporter;
+use super::sarif::{render_sarif, SARIF_FILE};
 use crate::runner::RunEvent;
 
 /// A file format a [`FileReporter`] writes.
@@ -24,11 +26,19 @@ pub enum FileFormat {
     Html,
     /// `summary.md`, for pull-request comments.
     Markdown,
+    /// `results.sarif`, for code scanning.
+    Sarif,
 }
 
 impl FileFormat {
     /// Every format, in the order files are written.
-    pub const ALL: [FileFormat; 4] = [Self::Json, Self::Junit, Self::Html, Self::Markdown];
+    pub const ALL: [FileFormat; 5] = [
+        Self::Json,
+        Self::Junit,
+        Self::Html,
+        Self::Markdown,
+        Self::Sarif,
+    ];
 
     /// The file name inside the report directory.
     pub fn file_name(self) -> &'static str {
@@ -37,6 +47,7 @@ impl FileFormat {
             Self::Junit => JUNIT_FILE,
             Self::Html => HTML_FILE,
             Self::Markdown => MARKDOWN_FILE,
+            Self::Sarif => SARIF_FILE,
         }
     }
 
@@ -56,6 +67,7 @@ impl FileFormat {
                 },
             )),
             Self::Markdown => Ok(render_markdown(record)),
+            Self::Sarif => render_sarif(record).map_err(|e| serialize(Box::new(e))),
         }
     }
 }

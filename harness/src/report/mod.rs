@@ -43,8 +43,8 @@ pub use mutants::{
 pub use record::{RunRecord, RunTotals};
 pub use reporter::{Reporter, Reporters};
 pub use sarif::{
-    artifact_uri, parse_location, render_sarif, sarif_level, SarifReporter, SARIF_FILE,
-    SARIF_SCHEMA, SARIF_VERSION,
+    artifact_uri, parse_location, render_sarif, sarif_level, SARIF_FILE, SARIF_SCHEMA,
+    SARIF_VERSION,
 };
 pub use terminal::{ColorChoice, TerminalOptions, TerminalReporter};
 pub use wiring::{file_reporters, standard_reporters};

@@ -5,16 +5,14 @@
 //! the events said: it never decides a verdict, reads no scenario or ledger file and runs
 //! nothing.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Component, Path};
 
 use serde::Serialize;
 
-use super::error::{write_file, ReportError};
 use super::labels::{grade_word, verdict_key};
 use super::record::RunRecord;
-use super::reporter::Reporter;
 use super::text::STALE_MESSAGE;
-use crate::runner::{Grade, RunEvent, ScenarioResult, Verdict};
+use crate::runner::{Grade, ScenarioResult, Verdict};
 
 /// File name of the SARIF report inside the report directory.
 pub const SARIF_FILE: &str = "results.sarif";
@@ -386,60 +384,6 @@ pub fn render_sarif(record: &RunRecord) -> Result<String, serde_json::Error> {
     let mut text = serde_json::to_string_pretty(&log)?;
     text.push('\n');
     Ok(text)
-}
-
-/// Records the run and writes `results.sarif` into a directory at `finish`.
-#[derive(Debug)]
-pub struct SarifReporter {
-    path: PathBuf,
-    record: RunRecord,
-    written: bool,
-}
-
-impl SarifReporter {
-    /// A reporter that will write `dir/results.sarif` (`dir` must exist by `finish`).
-    pub fn new(dir: impl AsRef<Path>) -> Self {
-        Self {
-            path: dir.as_ref().join(SARIF_FILE),
-            record: RunRecord::new(),
-            written: false,
-        }
-    }
-
-    /// Writes the file for a run that has not finished, replacing the previous run's (as the
-    /// other file reports do), so a run that dies early leaves no older findings behind.
-    pub fn write_unfinished(&self) -> Result<(), ReportError> {
-        self.write(&RunRecord::new())
-    }
-
-    fn write(&self, record: &RunRecord) -> Result<(), ReportError> {
-        let text = render_sarif(record).map_err(|e| ReportError::Serialize {
-            path: self.path.clone(),
-            source: Box::new(e),
-        })?;
-        write_file(&self.path, text.as_bytes())
-    }
-}
-
-impl Reporter for SarifReporter {
-    fn on_event(&mut self, event: &RunEvent) -> Result<(), ReportError> {
-        self.record.record(event);
-        Ok(())
-    }
-
-    /// Writes the file once.
-    fn finish(&mut self) -> Result<(), ReportError> {
-        if std::mem::replace(&mut self.written, true) {
-            return Ok(());
-        }
-        self.write(&self.record)
-    }
-
-    /// Writes the file saying the run was aborted and why, with the findings it saw.
-    fn abort(&mut self, reason: &str) -> Result<(), ReportError> {
-        self.record.abort(reason);
-        self.finish()
-    }
 }
 
 #[cfg(test)]
