@@ -61,6 +61,7 @@ pub fn reference_capabilities() -> Capabilities {
             Capability::Failover,
             Capability::StaticConfigs,
             Capability::ClientConfig,
+            Capability::Authorization,
         ],
         readings: None,
     }

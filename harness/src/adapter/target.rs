@@ -174,6 +174,9 @@ pub fn unclaimable_live(c: Capability) -> Option<&'static str> {
         Capability::MetadataLog => Some(
             "a live controller's metadata log is read when --metadata-log HOST:PORT names it, not declared",
         ),
+        Capability::Authorization => {
+            Some("a live broker's ACLs cannot be granted or revoked per scenario")
+        }
         _ => None,
     }
 }

@@ -12,7 +12,8 @@ use super::emulated::api_versions_unsupported;
 use super::events::{Event, LoggedEvent, NodeId, PolicyConfig};
 use super::faults::{Fault, Faults};
 use super::profile::{
-    BrokerEntryChecks, MvValidatorInclusion, SizeMeasure, SpecProfile, UnadvertisedPushConfigReply,
+    BrokerEntryChecks, MvValidatorInclusion, PushConfigAuthorization, SizeMeasure, SpecProfile,
+    UnadvertisedPushConfigReply,
 };
 use super::server_config::{ConfigCheckFailure, ServerConfigDefs};
 use super::time::Millis;
@@ -65,6 +66,9 @@ pub struct BrokerSettings {
     pub defs: ServerConfigDefs,
     /// metadata.version levels this broker supports (min, max).
     pub metadata_version_range: (i16, i16),
+    /// Whether the pushing client's principal holds CLUSTER_ACTION on the cluster (judged
+    /// only under the `cluster_action` reading of `push_config_authorization`).
+    pub client_cluster_action: bool,
 }
 
 impl Default for BrokerSettings {
@@ -85,6 +89,7 @@ impl BrokerSettings {
             server_properties: BTreeMap::new(),
             defs: ServerConfigDefs::default(),
             metadata_version_range: (1, 40),
+            client_cluster_action: true,
         }
     }
 }
@@ -411,6 +416,17 @@ impl BrokerModel {
                 ..Default::default()
             }
         };
+        if self.profile.push_config_authorization == PushConfigAuthorization::ClusterAction
+            && !self.settings.client_cluster_action
+        {
+            let message = "PushConfig needs CLUSTER_ACTION on the cluster".to_string();
+            return reject(
+                self,
+                ErrorCode::CLUSTER_AUTHORIZATION_FAILED,
+                message,
+                false,
+            );
+        }
         let too_large = if self.faults.has(Fault::NoSizeCheck) {
             false
         } else if self.faults.has(Fault::SizeLimitInclusive) {

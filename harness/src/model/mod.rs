@@ -47,9 +47,10 @@ pub use hash::{fnv1a64, Fnv1a64};
 pub use invariants::InvariantViolation;
 pub use profile::{
     AuditDirection, BrokerEntryChecks, DefaultKeyLists, Defaults, IncrementalInvalidValue,
-    MvValidatorInclusion, ProfileError, RegistrationRejection, RequestTimeoutAction,
-    Reregistration, SizeMeasure, SpecProfile, Timing, UnadvertisedPushConfigReply,
-    UpdateFeaturesPrecedence, TIMELINE_CONFIG_KEYS, TIMELINE_DEFAULT_PREFIX,
+    MvValidatorInclusion, ProfileError, PushConfigAuthorization, RegistrationRejection,
+    RequestTimeoutAction, Reregistration, SizeMeasure, SpecProfile, Timing,
+    UnadvertisedPushConfigReply, UpdateFeaturesPrecedence, TIMELINE_CONFIG_KEYS,
+    TIMELINE_DEFAULT_PREFIX,
 };
 pub use rng::ModelRng;
 pub use sensitivity::{classify, SensitivityRule};

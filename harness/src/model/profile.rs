@@ -95,6 +95,19 @@ pub enum Reregistration {
     Merge,
 }
 
+/// Whether a broker authorizes PushConfig (KIP-1324 names no ACL for it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PushConfigAuthorization {
+    /// Any client that may connect may push (the KIP's text: no operation is named).
+    #[default]
+    None,
+    /// The principal needs CLUSTER_ACTION on the cluster, as the KIP-CFG prototype's broker
+    /// checks; without it the answer is CLUSTER_AUTHORIZATION_FAILED (31) and the policy is
+    /// not called.
+    ClusterAction,
+}
+
 /// Which error an UpdateFeatures on metadata.version returns when it is both an invalid
 /// update (INVALID_UPDATE_VERSION: a downgrade without a downgrade type) and fails the
 /// KIP-1294 audit (INVALID_CONFIG). Neither KIP orders them.
@@ -350,6 +363,9 @@ pub struct SpecProfile {
     pub mv_validator_inclusion: MvValidatorInclusion,
     /// A re-registration's StaticConfigs: `replace` (default) or `merge` the held ones.
     pub reregistration: Reregistration,
+    /// Who may push: `none` (no authorization, the KIP's text) or `cluster_action` (the
+    /// prototype's CLUSTER_ACTION check).
+    pub push_config_authorization: PushConfigAuthorization,
     /// The metadata.version feature level from which a controller persists StaticConfigs in
     /// RegisterBrokerRecord v5 (§6 B5). PROVISIONAL default 35: one above 4.5-IV0 (34), the
     /// newest level known.
@@ -378,6 +394,7 @@ impl Default for SpecProfile {
             update_features_precedence: UpdateFeaturesPrecedence::default(),
             mv_validator_inclusion: MvValidatorInclusion::default(),
             reregistration: Reregistration::default(),
+            push_config_authorization: PushConfigAuthorization::default(),
             static_config_persistence_level: 35,
             first_static_configs_version: 6,
             default_keys: DefaultKeyLists::default(),

@@ -35,6 +35,7 @@ pub fn reading_alternatives() -> Vec<Value> {
         json!({ "update_features_precedence": "invalid_config" }),
         json!({ "mv_validator_inclusion": "counts" }),
         json!({ "reregistration": "merge" }),
+        json!({ "push_config_authorization": "cluster_action" }),
         json!({ "static_config_persistence_level": 20 }),
         json!({ "first_static_configs_version": 7 }),
         json!({ "provisional": { "push_config_api_key": 99, "config_too_large": 150 } }),

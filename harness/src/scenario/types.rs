@@ -76,6 +76,9 @@ pub enum Capability {
     /// controller role with `--metadata-log HOST:PORT`, docs/live-targets.md): observation
     /// steps on `record_appended` events are judged on the records the log holds.
     MetadataLog,
+    /// Whether the client principal holds CLUSTER_ACTION on the cluster can be set per
+    /// scenario (`setup.broker.client_cluster_action`); a live broker's ACLs cannot.
+    Authorization,
 }
 
 impl Role {
@@ -212,6 +215,10 @@ pub struct BrokerSetup {
     /// default, static validator, MV validators, KIP-1326 report policy.
     #[serde(default)]
     pub definitions: BTreeMap<String, ServerConfigKey>,
+    /// Whether kipcheck's client principal holds CLUSTER_ACTION on the cluster (default
+    /// `true`); `false` needs the `authorization` capability.
+    #[serde(default = "yes")]
+    pub client_cluster_action: bool,
 }
 
 fn accept() -> Option<PolicyVerdict> {
@@ -227,6 +234,7 @@ impl Default for BrokerSetup {
             throttle_time_ms: 0,
             server_properties: BTreeMap::new(),
             definitions: BTreeMap::new(),
+            client_cluster_action: true,
         }
     }
 }
@@ -240,6 +248,7 @@ impl BrokerSetup {
         s.throttle_time_ms = self.throttle_time_ms;
         s.server_properties = self.server_properties.clone();
         s.defs.broker.extend(self.definitions.clone());
+        s.client_cluster_action = self.client_cluster_action;
         s
     }
 }
