@@ -12,10 +12,11 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::events::Verdict;
+use super::execute::differing_pins;
 use super::run::{run_suite, RunOptions};
 use crate::adapter::{Declared, ReferenceTarget};
 use crate::model::SpecProfile;
-use crate::scenario::{pinned_readings, profile_over, LintFinding, LintRule, Scenario};
+use crate::scenario::{profile_over, LintFinding, LintRule, Scenario};
 
 /// Each reading's values other than the default, as profile overrides. The provisional
 /// numbers, the persistence level, the first StaticConfigs version and the size limit take
@@ -46,13 +47,7 @@ pub fn reading_alternatives() -> Vec<Value> {
 /// Whether `scenario` pins some reading to a value `declared` does not hold (the gate then
 /// does not ask it).
 pub fn pins_other_than(scenario: &Scenario, declared: &SpecProfile) -> bool {
-    let Ok(held) = serde_json::to_value(declared) else {
-        return false;
-    };
-    pinned_readings(scenario).into_iter().any(|(path, pinned)| {
-        let value = path.split('.').try_fold(&held, |v, k| v.get(k));
-        value != Some(&pinned)
-    })
+    !differing_pins(declared, scenario).is_empty()
 }
 
 /// What one declared reading did to one scenario, where that is a problem.

@@ -21,5 +21,5 @@ mod server_steps;
 mod timing;
 
 pub use exchange::ExchangeSink;
-pub use scenario::{admit, execute, execute_into, gate, ScenarioOutcome};
+pub use scenario::{admit, differing_pins, execute, execute_into, gate, ScenarioOutcome};
 pub use timing::{RealTiming, STARTUP_ALLOWANCE_MS};

@@ -225,10 +225,7 @@ pub fn admit(
 
 /// Every reading `scenario` pins to a value other than `fixed`'s: `(path, fixed's value,
 /// the pinned value)`.
-pub(super) fn differing_pins(
-    fixed: &SpecProfile,
-    scenario: &Scenario,
-) -> Vec<(String, String, String)> {
+pub fn differing_pins(fixed: &SpecProfile, scenario: &Scenario) -> Vec<(String, String, String)> {
     let Ok(target) = serde_json::to_value(fixed) else {
         return Vec::new();
     };
