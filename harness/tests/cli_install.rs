@@ -86,6 +86,12 @@ fn run_from_the_root_directory_runs_the_whole_built_in_suite() {
         path.starts_with("scenarios/") && path.ends_with(".yaml"),
         "{path}"
     );
+    // From `/` the files are not on disk: each `line` (the `id:` line annotators point at) comes
+    // from the built-in text, exactly as in the repository's file.
+    let disk = std::fs::read_to_string(repo().join(path)).expect("the scenario file");
+    let want = disk.lines().position(|l| l.starts_with("id:")).unwrap() + 1;
+    assert!(want > 1, "{path} has a header before its id");
+    assert_eq!(first["line"], want, "{path}");
 }
 
 #[test]

@@ -258,8 +258,10 @@ fn hostname() -> String {
 /// The 1-based line of the top-level `id:` key in a scenario file, or 1 when the file cannot
 /// be read or has none (reports point annotators at it).
 fn id_line(path: &std::path::Path) -> usize {
+    // The file on disk, else the built-in suite's text (an installed binary has no scenarios/).
     std::fs::read_to_string(path)
         .ok()
+        .or_else(|| crate::scenario::embedded::file(&path.to_string_lossy()).map(str::to_owned))
         .and_then(|text| text.lines().position(|l| l.starts_with("id:")))
         .map_or(1, |i| i + 1)
 }
