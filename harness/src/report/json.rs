@@ -55,7 +55,7 @@ struct ScenarioEntry<'a> {
     timings: &'a [TimingCheck],
     exchange: Option<&'a Exchange>,
     /// Runs it took (`--retries`); absent when 1.
-    #[serde(skip_serializing_if = "is_one")]
+    #[serde(skip_serializing_if = "crate::runner::events::is_one")]
     attempts: u32,
     /// Passed only on a retry.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -63,10 +63,6 @@ struct ScenarioEntry<'a> {
     /// The quarantine entry's reason: the gate ignores this verdict.
     #[serde(skip_serializing_if = "Option::is_none")]
     quarantined: Option<&'a str>,
-}
-
-fn is_one(n: &u32) -> bool {
-    *n == 1
 }
 
 /// Renders `results.json` (pretty-printed, with a final newline). Run facts missing from the

@@ -258,7 +258,8 @@ pub struct ScenarioResult {
     pub quarantined: Option<String>,
 }
 
-fn is_one(n: &u32) -> bool {
+/// `skip_serializing_if` for an attempt count of 1 (no retry), here and in `results.json`.
+pub(crate) fn is_one(n: &u32) -> bool {
     *n == 1
 }
 
