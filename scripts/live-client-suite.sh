@@ -14,7 +14,8 @@
 # KIPCHECK_CLIENT_STYLE (`reference`, the default, or `java`: `kipcheck client --style java`,
 # which discovers the cluster with Metadata on its bootstrap connection and goes on on a new
 # connection to the broker named, reconnecting by itself, as Java's NetworkClient does),
-# KIPCHECK_TIME_SCALE (default 0.1), KIPCHECK_JOBS (default 4), KIPCHECK_SEED (default 1),
+# KIPCHECK_TIME_SCALE (default 0.1), KIPCHECK_JOBS (default 48: scenarios in flight; only as many as
+# there are CPUs are busy at once, the rest sit in quiet watches, see `kipcheck run --active-jobs`), KIPCHECK_SEED (default 1),
 # KIPCHECK_RETRIES (the reference run's --retries, default 0: a real-clock timing that slipped
 # under load is run again and reported flaky),
 # KIPCHECK_REPORT_DIR (default target/live-client), KIPCHECK_MIN_JUDGED (default: 90 % of the
@@ -34,7 +35,7 @@ bin="${KIPCHECK_BIN:-target/debug/kipcheck}"
 [ -x "$bin" ] || cargo build -q --locked
 bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 scale="${KIPCHECK_TIME_SCALE:-0.1}"
-jobs="${KIPCHECK_JOBS:-4}"
+jobs="${KIPCHECK_JOBS:-48}"
 seed="${KIPCHECK_SEED:-1}"
 style="${KIPCHECK_CLIENT_STYLE:-reference}"
 out="${KIPCHECK_REPORT_DIR:-target/live-client}"

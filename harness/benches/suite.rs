@@ -24,6 +24,7 @@ fn run_once(rt: &tokio::runtime::Runtime, scenarios: Vec<Scenario>) -> u64 {
         command: "bench".into(),
         min_judged: None,
         flaky: Default::default(),
+        active_jobs: None,
     };
     rt.block_on(async {
         let mut simulated = 0;

@@ -65,6 +65,7 @@ async fn run_selected(
         command: "kipcheck run --target client-cmd:...".into(),
         min_judged: None,
         flaky: Default::default(),
+        active_jobs: None,
     };
     tokio::time::timeout(
         TEST_BOUND,

@@ -24,6 +24,7 @@ fn options() -> RunOptions {
         command: "cargo test --test conformance_suite".into(),
         min_judged: None,
         flaky: Default::default(),
+        active_jobs: None,
     }
 }
 

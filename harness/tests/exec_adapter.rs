@@ -141,6 +141,7 @@ async fn run_python_broker(
         command: "kipcheck run --target exec:...".into(),
         min_judged: None,
         flaky: Default::default(),
+        active_jobs: None,
     };
     let (results, summary) = bounded(run_suite(target, scenarios, &options, &mut |_| {})).await;
     let failures: Vec<_> = results

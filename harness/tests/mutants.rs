@@ -26,6 +26,7 @@ fn options(seed: u64) -> RunOptions {
         command: "kipcheck mutants".into(),
         min_judged: None,
         flaky: Default::default(),
+        active_jobs: None,
     }
 }
 

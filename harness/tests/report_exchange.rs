@@ -37,6 +37,7 @@ fn run(target: Arc<dyn Target>, s: Vec<Scenario>) -> Vec<ScenarioResult> {
         command: "kipcheck run --target reference".into(),
         min_judged: None,
         flaky: Default::default(),
+        active_jobs: None,
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -193,6 +194,7 @@ fn a_scenario_cut_off_at_its_timeout_keeps_the_exchange_so_far() {
         command: "kipcheck run".into(),
         min_judged: None,
         flaky: Default::default(),
+        active_jobs: None,
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -66,6 +66,7 @@ fn options(seed: u64) -> RunOptions {
         command: "kipcheck run --target reference".into(),
         min_judged: None,
         flaky: Default::default(),
+        active_jobs: None,
     }
 }
 

@@ -38,6 +38,7 @@ pub(super) fn run(a: ExportArgs) -> anyhow::Result<ExitCode> {
         command: "kipcheck export-corpus".into(),
         min_judged: None,
         flaky: Default::default(),
+        active_jobs: None,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -106,6 +106,7 @@ pub(super) fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
         command: format!("kipcheck mutants --seed {}", a.seed),
         min_judged: None,
         flaky: Default::default(),
+        active_jobs: None,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

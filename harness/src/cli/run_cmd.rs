@@ -49,6 +49,11 @@ pub(super) struct RunArgs {
     /// Scenarios in flight at once (at least 1).
     #[arg(long, default_value_t = DEFAULT_JOBS, value_parser = at_least_one::<usize>)]
     jobs: usize,
+    /// On a real-clock target (`client-cmd:`, `tcp://`): of the `--jobs` scenarios in flight, at
+    /// most N are busy at once; the others are in a long quiet watch ("no request within …"),
+    /// which needs no CPU. Longest scenarios start first. Default: the number of CPUs.
+    #[arg(long, value_name = "N", value_parser = at_least_one::<usize>)]
+    active_jobs: Option<usize>,
     /// Wall-clock limit per scenario, in ms (at least 1).
     #[arg(long, default_value_t = DEFAULT_TIMEOUT_MS, value_parser = at_least_one::<u64>)]
     timeout_ms: u64,
@@ -182,6 +187,9 @@ pub(super) fn run(a: RunArgs) -> anyhow::Result<ExitCode> {
         command,
         min_judged: a.min_judged,
         flaky,
+        active_jobs: Some(a.active_jobs.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        })),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -380,6 +388,9 @@ fn command_line(a: &RunArgs, seed: u64) -> String {
     }
     if a.jobs != DEFAULT_JOBS {
         c.push(format!("--jobs {}", a.jobs));
+    }
+    if let Some(n) = a.active_jobs {
+        c.push(format!("--active-jobs {n}"));
     }
     if let Some(n) = a.min_judged {
         c.push(format!("--min-judged {n}"));

@@ -238,6 +238,7 @@ fn run_one(
         command: format!("kipcheck run --target {spec:?} --seed {seed}"),
         min_judged: None,
         flaky: Default::default(),
+        active_jobs: None,
     };
     let (results, _) = runtime.block_on(run_suite(target, chosen, &options, &mut |_| {}));
     Ok(results)

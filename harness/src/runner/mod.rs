@@ -5,6 +5,7 @@ pub mod baseline;
 pub mod events;
 pub mod execute;
 pub mod mutants;
+pub mod pacing;
 pub mod quarantine;
 pub mod readings;
 pub mod run;
@@ -18,6 +19,7 @@ pub use events::{
 };
 pub use execute::{admit, execute, execute_into, gate, ExchangeSink, ScenarioOutcome};
 pub use mutants::{kill_matrix, KillMatrix, VariantOutcome, MUTANTS_FORMAT_VERSION};
+pub use pacing::{Pace, Pacer};
 pub use readings::{
     pins_other_than, reading_alternatives, reading_findings, reading_problems, ReadingProblem,
 };

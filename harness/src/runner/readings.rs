@@ -76,6 +76,7 @@ pub async fn reading_problems(scenarios: &[Scenario]) -> Vec<ReadingProblem> {
         command: "kipcheck lint".into(),
         min_judged: None,
         flaky: Default::default(),
+        active_jobs: None,
     };
     let mut out = Vec::new();
     for reading in reading_alternatives() {

@@ -10,10 +10,11 @@ use futures::StreamExt;
 use super::baseline::Baseline;
 use super::events::{Failure, RunEvent, RunInfo, ScenarioResult, Summary, Verdict};
 use super::execute::{execute_into, ExchangeSink, ScenarioOutcome};
+use super::pacing::{longest_first, Pace, Pacer};
 use super::quarantine::Quarantine;
 use super::select::scenario_seed;
 use crate::adapter::Target;
-use crate::scenario::Scenario;
+use crate::scenario::{Capability, Scenario};
 
 /// How to run.
 #[derive(Clone, Debug)]
@@ -33,6 +34,9 @@ pub struct RunOptions {
     /// `--retries`, `--flaky-result` and `--quarantine`: how a live target's flaky
     /// scenarios are run again and judged.
     pub flaky: FlakyOptions,
+    /// `--active-jobs`: on a real-clock target, at most this many of the scenarios in flight
+    /// are busy (outside a long quiet watch) at once ([`super::pacing`]); `None`: no limit.
+    pub active_jobs: Option<usize>,
 }
 
 /// How flaky scenarios are handled (live targets on a real clock).
@@ -95,8 +99,20 @@ pub async fn run_suite_until(
     let mut simulated = 0u64;
     let target_name = target.name();
     let selected_ids: Vec<String> = scenarios.iter().map(|s| s.file.id.clone()).collect();
+    // On a real clock, long quiet watches dominate: start the longest first and let only
+    // `active_jobs` scenarios be busy at once (runner::pacing).
+    let real_clock = target
+        .capabilities()
+        .capabilities
+        .contains(&Capability::RealClock);
+    let mut scenarios = scenarios;
+    if real_clock {
+        longest_first(&mut scenarios);
+    }
+    let pacer = options.active_jobs.filter(|_| real_clock).map(Pacer::new);
     let mut stream = futures::stream::iter(scenarios.into_iter().map(|s| {
         let target = Arc::clone(&target);
+        let pacer = pacer.clone();
         let seed = scenario_seed(options.seed, &s.file.id);
         // The limit is per run: a `repeat:` scenario gets it once for each of its runs.
         let runs = s.file.repeat.as_ref().map_or(1, |r| r.value.runs);
@@ -104,7 +120,7 @@ pub async fn run_suite_until(
         let retries = options.flaky.retries;
         async move {
             let t0 = Instant::now();
-            let mut outcome = attempt(&target, &s, seed, timeout).await;
+            let mut outcome = attempt(&target, &s, seed, timeout, pacer.as_ref()).await;
             let mut attempts = 1u32;
             let mut first_failure = None;
             while attempts <= retries
@@ -112,7 +128,7 @@ pub async fn run_suite_until(
             {
                 first_failure.get_or_insert_with(|| outcome.clone());
                 attempts += 1;
-                outcome = attempt(&target, &s, seed, timeout).await;
+                outcome = attempt(&target, &s, seed, timeout, pacer.as_ref()).await;
             }
             let flaky = first_failure.filter(|_| outcome.verdict == Verdict::Passed);
             (s, outcome, attempts, flaky, t0.elapsed())
@@ -197,22 +213,29 @@ pub async fn run_suite_until(
 }
 
 /// One attempt at a scenario in its own task, within `timeout`: a hang or a panic is an
-/// errored outcome carrying the exchange so far.
+/// errored outcome carrying the exchange so far. With a `pacer`, it first waits for a busy
+/// slot (outside the timeout: waiting for a slot is not the target's time).
 async fn attempt(
     target: &Arc<dyn Target>,
     s: &Scenario,
     seed: u64,
     timeout: Duration,
+    pacer: Option<&Pacer>,
 ) -> ScenarioOutcome {
+    let pace = match pacer {
+        Some(p) => p.admit().await,
+        None => Pace::none(),
+    };
     // The exchange so far survives a timeout or a panic, for the errored verdict.
     let sink = ExchangeSink::default();
     let handle = tokio::spawn({
         let target = Arc::clone(target);
         let s = s.clone();
         let sink = sink.clone();
+        let pace = pace.clone();
         async move {
             tokio::time::timeout(timeout, async {
-                execute_into(target.as_ref(), &s, seed, sink).await
+                execute_into(target.as_ref(), &s, seed, sink, &pace).await
             })
             .await
         }
@@ -229,6 +252,7 @@ async fn attempt(
         Err(join) if join.is_panic() => errored(s, "the target panicked".into()),
         Err(_) => errored(s, "the scenario task was cancelled".into()),
     };
+    pace.release();
     if outcome.verdict == Verdict::Errored && outcome.exchange.is_none() {
         outcome.exchange = sink.take();
     }

@@ -212,9 +212,13 @@ impl Exec<'_> {
             .real
             .as_ref()
             .map_or(e.within_ms, |t| t.quiet(e.within_ms));
+        if self.real.is_some() {
+            self.pace.quiet(watch);
+        }
         let started = self.session.now_ms();
         let deadline = started + watch;
         let outcome = self.watch_no_request(e, deadline).await;
+        self.pace.resume();
         if let Some(t) = &self.real {
             self.nominal_step_end = Some(started + t.scaled(e.within_ms));
         }
@@ -283,11 +287,15 @@ impl Exec<'_> {
     /// `expect_no_release`: no user request is released so far, or within `within_ms`.
     pub(super) async fn expect_no_release(&mut self, within_ms: u64) -> Result<(), StepFail> {
         let watch = self.real.as_ref().map_or(within_ms, |t| t.quiet(within_ms));
+        if self.real.is_some() {
+            self.pace.quiet(watch);
+        }
         let early = self.early_releases.pop_first();
         let got = match early {
             Some(r) => Some(r),
             None => self.session.next_release(watch).await?,
         };
+        self.pace.resume();
         let measured = got.map(|(_, at)| at.saturating_sub(self.last_step_end));
         self.record(
             "no_release_within_ms",

@@ -17,6 +17,7 @@ use super::redact::{yaml, Redactor};
 use super::scenario::{run_once, ScenarioOutcome};
 use crate::adapter::{Capabilities, Target};
 use crate::runner::events::{Failure, Verdict};
+use crate::runner::pacing::Pace;
 use crate::scenario::{Repeat, Scenario};
 
 /// Runs `scenario`'s steps `repeat.runs` times from `seed` and judges its `distinct` captures.
@@ -26,6 +27,7 @@ pub(super) async fn repeated(
     scenario: &Scenario,
     seed: u64,
     sink: ExchangeSink,
+    pace: &Pace,
     repeat: &Spanned<Repeat>,
 ) -> ScenarioOutcome {
     let r = &repeat.value;
@@ -33,7 +35,8 @@ pub(super) async fn repeated(
     let mut captures = Vec::new();
     for k in 0..r.runs {
         let run_seed = seed.wrapping_add(u64::from(k));
-        let (mut out, caught) = run_once(target, caps, scenario, run_seed, sink.clone()).await;
+        let (mut out, caught) =
+            run_once(target, caps, scenario, run_seed, sink.clone(), pace).await;
         if out.verdict != Verdict::Passed {
             // Which run, so the failure reproduces: `--seed <run_seed>` runs it first.
             let at = format!("run {} of {} (seed {run_seed}): ", k + 1, r.runs);

@@ -15,6 +15,7 @@ use crate::adapter::{AdapterError, Capabilities, PeerAction, Session, SessionCon
 use crate::codec::{ApiKey, ProvisionalNumbers};
 use crate::model::SpecProfile;
 use crate::runner::events::{Exchange, Failure, TimingCheck, UnsupportedCause, Verdict};
+use crate::runner::pacing::Pace;
 use crate::scenario::matcher::Captures;
 use crate::scenario::{pinned_readings, rebase, Capability, Scenario, Step};
 
@@ -128,6 +129,9 @@ pub(super) struct Exec<'a> {
     pub(super) step_index: usize,
     /// The client was started and has sent nothing yet (its start-up is not on the timeline).
     pub(super) awaiting_first_request: bool,
+    /// The scenario's busy slot on a paced real-clock run (runner::pacing): given back at
+    /// its first long quiet watch.
+    pub(super) pace: Pace,
     /// The frames exchanged so far, for the report of a failure.
     pub(super) log: ExchangeLog,
 }
@@ -244,7 +248,14 @@ pub fn differing_pins(fixed: &SpecProfile, scenario: &Scenario) -> Vec<(String, 
 
 /// Runs `scenario` on `target` with `seed`.
 pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> ScenarioOutcome {
-    execute_into(target, scenario, seed, ExchangeSink::default()).await
+    execute_into(
+        target,
+        scenario,
+        seed,
+        ExchangeSink::default(),
+        &Pace::none(),
+    )
+    .await
 }
 
 /// [`execute`], logging the exchange into `sink` as it goes (a failed or errored outcome
@@ -254,6 +265,7 @@ pub async fn execute_into(
     scenario: &Scenario,
     seed: u64,
     sink: ExchangeSink,
+    pace: &Pace,
 ) -> ScenarioOutcome {
     let caps = target.capabilities();
     let (bound, causes) = admit(target, &caps, scenario);
@@ -262,8 +274,10 @@ pub async fn execute_into(
     }
     let scenario = bound.as_ref().unwrap_or(scenario);
     match &scenario.file.repeat {
-        None => run_once(target, &caps, scenario, seed, sink).await.0,
-        Some(repeat) => super::repeat::repeated(target, &caps, scenario, seed, sink, repeat).await,
+        None => run_once(target, &caps, scenario, seed, sink, pace).await.0,
+        Some(repeat) => {
+            super::repeat::repeated(target, &caps, scenario, seed, sink, pace, repeat).await
+        }
     }
 }
 
@@ -275,6 +289,7 @@ pub(super) async fn run_once(
     scenario: &Scenario,
     seed: u64,
     sink: ExchangeSink,
+    pace: &Pace,
 ) -> (ScenarioOutcome, Captures) {
     let observed = caps.capabilities.contains(&Capability::Events);
     let kinds = target.observed_events();
@@ -325,6 +340,7 @@ pub(super) async fn run_once(
         timings: Vec::new(),
         step_index: 0,
         awaiting_first_request: false,
+        pace: pace.clone(),
         log: ExchangeLog::new(sink, redactor.clone(), scenario.profile.provisional),
     };
     let (mut judged, mut not_observed) = (0, 0);
@@ -485,7 +501,12 @@ impl Exec<'_> {
             Step::Failover => Ok(self.session.act(PeerAction::Failover).await?),
             Step::Advance { ms } => {
                 let ms = self.real.as_ref().map_or(*ms, |t| t.scaled(*ms));
-                Ok(self.session.advance(ms).await?)
+                if self.real.is_some() {
+                    self.pace.quiet(ms);
+                }
+                let advanced = self.session.advance(ms).await;
+                self.pace.resume();
+                Ok(advanced?)
             }
             Step::ExpectRequest(e) => self.expect_request(e).await,
             Step::Respond(r) => self.respond(r).await,
