@@ -60,6 +60,46 @@ fn use_paths(text: &str) -> Vec<(bool, Vec<String>)> {
     out
 }
 
+/// Paths written out in code rather than imported (`super::repeat::repeated(..)`,
+/// `crate::fuzzing::pick_response(..)`): the file depends on those modules just the same.
+/// Lines of comments and everything from the file's `#[cfg(test)]` on (an inline test module,
+/// whose `super` is the file itself) are skipped; `use` lines are [`use_paths`]'.
+fn inline_paths(text: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with("#[cfg(test)]") {
+            break;
+        }
+        if t.starts_with("//") || t.starts_with("use ") || t.starts_with("pub use ") {
+            continue;
+        }
+        for root in ["crate::", "super::"] {
+            let mut rest = t;
+            while let Some(i) = rest.find(root) {
+                let preceded = rest[..i]
+                    .chars()
+                    .last()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':');
+                let tail = &rest[i..];
+                let end = tail
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                    .unwrap_or(tail.len());
+                if !preceded {
+                    let path: Vec<String> = tail[..end]
+                        .split("::")
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_owned)
+                        .collect();
+                    out.push(path);
+                }
+                rest = &tail[end.max(root.len())..];
+            }
+        }
+    }
+    out
+}
+
 fn expand(item: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
     if let Some(open) = item.find('{') {
         let head: Vec<String> = item[..open]
@@ -112,7 +152,8 @@ fn no_two_files_import_each_other_in_a_cycle() {
             .file_name()
             .is_some_and(|n| n == "mod.rs" || n == "lib.rs");
         let mut resolved = Vec::new();
-        for (is_pub, p) in use_paths(&text) {
+        let inline = inline_paths(&text).into_iter().map(|p| (false, p));
+        for (is_pub, p) in use_paths(&text).into_iter().chain(inline) {
             // `self` is the file's own module, each `super` one level up.
             let (mut full, rest): (Vec<String>, &[String]) = match p.first().map(String::as_str) {
                 Some("crate") => (Vec::new(), &p[1..]),

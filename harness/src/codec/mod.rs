@@ -26,7 +26,7 @@ mod types;
 mod writer;
 
 pub use api_key::ApiKey;
-pub use dispatch::BodyInfo;
+pub use dispatch::{pick_response, BodyInfo};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, PathSegment};
 pub use error_code::ErrorCode;
 pub use frame::{

@@ -2,9 +2,7 @@
 //! re-encodes, and the re-encoding decodes to the same message (checked by decoding it
 //! unless the re-encoding is the input itself, which decoded to that message already).
 
-use crate::codec::{
-    self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers, ResponseBody,
-};
+use crate::codec::{self, limits::DEFAULT_MAX_FRAME_SIZE, pick_response, ProvisionalNumbers};
 
 /// Largest frame the fuzz entry points accept: bounds memory per input.
 pub const FUZZ_MAX_FRAME: usize = 1 << 20;
@@ -27,17 +25,6 @@ pub fn decode_request(data: &[u8]) {
     let second = codec::decode_request_frame(&again, usize::MAX, &numbers)
         .expect("a re-encoded request must decode");
     assert_eq!(first, second, "decode(encode(decode(x))) != decode(x)");
-}
-
-/// Picks the API and version for a response from the first two input bytes (the
-/// `decode_response` corpus format; the Java-codec oracle replays that corpus with it).
-pub fn pick_response(data: &[u8]) -> Option<(ApiKey, i16, &[u8])> {
-    let (&a, rest) = data.split_first()?;
-    let (&v, rest) = rest.split_first()?;
-    let info = ResponseBody::KNOWN.get(usize::from(a) % ResponseBody::KNOWN.len())?;
-    let span = (info.valid.max - info.valid.min + 1) as u16;
-    let version = info.valid.min + (u16::from(v) % span) as i16;
-    Some((info.api_key, version, rest))
 }
 
 /// Any bytes as a framed response: the first byte picks the API, the second the version,

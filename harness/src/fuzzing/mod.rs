@@ -36,7 +36,7 @@ mod sensitive_filter;
 
 #[cfg(feature = "differential")]
 pub use crate::oracle::kafka_protocol::differential_codec;
-pub use decode::{decode_request, decode_response, pick_response, FUZZ_MAX_FRAME};
+pub use decode::{decode_request, decode_response, FUZZ_MAX_FRAME};
 #[cfg(feature = "arbitrary")]
 pub use frames::frame_reader;
 #[cfg(feature = "arbitrary")]

@@ -135,7 +135,7 @@ fn request_body(frame: &[u8]) -> Option<(i16, i16, Vec<u8>)> {
 /// The body of a `corpus/decode_response` input: the first byte picks the API, the second
 /// the version (as the `decode_response` fuzz target reads them), the rest is the frame.
 fn response_body(data: &[u8]) -> Option<(i16, i16, Vec<u8>)> {
-    let (key, version, frame) = crate::fuzzing::pick_response(data)?;
+    let (key, version, frame) = crate::codec::pick_response(data)?;
     let (payload, _) = split_frame(frame, usize::MAX).ok()?;
     let mut r = Reader::new(payload);
     ResponseHeader::decode(&mut r, response_header_version(key, version)).ok()?;

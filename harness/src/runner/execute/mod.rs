@@ -7,10 +7,12 @@
 //! `failure.rs` builds located failures and `redact.rs` keeps secrets out of them; `exchange.rs`
 //! logs the frames that cross the session, for the reports of failing scenarios. Request
 //! bodies come prepared by the loader (`Scenario::compiled`).
-//! `repeat.rs` runs a `repeat:` scenario several times and judges what must vary across runs.
+//! `entry.rs` admits a scenario and runs it once or, through `repeat.rs`, as a `repeat:`
+//! scenario several times, judging what must vary across runs.
 //! Nothing here writes reports: the outcome goes back to `run.rs`.
 
 mod client_steps;
+mod entry;
 mod exchange;
 mod failure;
 mod observe_steps;
@@ -20,6 +22,7 @@ mod scenario;
 mod server_steps;
 mod timing;
 
+pub use entry::{execute, execute_into};
 pub use exchange::ExchangeSink;
-pub use scenario::{admit, differing_pins, execute, execute_into, gate, ScenarioOutcome};
+pub use scenario::{admit, differing_pins, gate, ScenarioOutcome};
 pub use timing::{RealTiming, STARTUP_ALLOWANCE_MS};

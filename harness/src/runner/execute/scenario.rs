@@ -246,41 +246,6 @@ pub fn differing_pins(fixed: &SpecProfile, scenario: &Scenario) -> Vec<(String, 
         .collect()
 }
 
-/// Runs `scenario` on `target` with `seed`.
-pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> ScenarioOutcome {
-    execute_into(
-        target,
-        scenario,
-        seed,
-        ExchangeSink::default(),
-        &Pace::none(),
-    )
-    .await
-}
-
-/// [`execute`], logging the exchange into `sink` as it goes (a failed or errored outcome
-/// carries it; the caller can still [`take`](ExchangeSink::take) it when it cancels the run).
-pub async fn execute_into(
-    target: &dyn Target,
-    scenario: &Scenario,
-    seed: u64,
-    sink: ExchangeSink,
-    pace: &Pace,
-) -> ScenarioOutcome {
-    let caps = target.capabilities();
-    let (bound, causes) = admit(target, &caps, scenario);
-    if !causes.is_empty() {
-        return ScenarioOutcome::unsupported(causes);
-    }
-    let scenario = bound.as_ref().unwrap_or(scenario);
-    match &scenario.file.repeat {
-        None => run_once(target, &caps, scenario, seed, sink, pace).await.0,
-        Some(repeat) => {
-            super::repeat::repeated(target, &caps, scenario, seed, sink, pace, repeat).await
-        }
-    }
-}
-
 /// One run of the steps in a fresh session (the gate passed); the run's captures come back
 /// with a passed outcome (empty otherwise).
 pub(super) async fn run_once(
