@@ -73,6 +73,10 @@ pub struct Probe {
     pub version: i16,
     /// Every advertised API.
     pub apis: Vec<AdvertisedApi>,
+    /// The `metadata.version` level the answer says is finalized (ApiVersions v3+
+    /// `FinalizedFeatures`, valid only with `FinalizedFeaturesEpoch` >= 0): the level a live
+    /// controller runs at, which overrides its manifest's `finalized`.
+    pub finalized_metadata_version: Option<i16>,
 }
 
 impl Probe {
@@ -168,6 +172,12 @@ pub fn probe(addr: &str, numbers: &ProvisionalNumbers) -> Result<Probe, ProbeErr
                     max_version: k.max_version,
                 })
                 .collect(),
+            finalized_metadata_version: av
+                .finalized_features
+                .as_deref()
+                .filter(|_| av.finalized_features_epoch.is_some_and(|e| e >= 0))
+                .and_then(|fs| fs.iter().find(|f| f.name == "metadata.version"))
+                .map(|f| f.max_version_level),
         });
     }
 }
@@ -198,6 +208,34 @@ pub struct TcpTarget {
     /// Controller role: broker ids scenarios registered and kipcheck has not unregistered
     /// yet (each session unregisters its own when it ends; the next one retries leftovers).
     registered: Registered,
+}
+
+/// This target's copy of `manifest` at the level the controller's ApiVersions answer says is
+/// finalized (`wire`), when it says one: the wire's level wins over the manifest's
+/// `finalized` (each target of a routed run gets its own copy). A level outside the
+/// manifest's `min..=max` is a setup error.
+fn at_wire_level(
+    manifest: &crate::adapter::TargetManifest,
+    addr: &str,
+    wire: Option<i16>,
+) -> Result<crate::adapter::TargetManifest, AdapterError> {
+    let mut copy = manifest.clone();
+    let Some(level) = wire else {
+        return Ok(copy);
+    };
+    let levels = &mut copy.metadata_version;
+    if !(levels.min..=levels.max).contains(&level) {
+        return Err(SetupError::WireLevelOutOfRange {
+            addr: addr.to_owned(),
+            level,
+            min: levels.min,
+            max: levels.max,
+            software: manifest.software.clone(),
+        }
+        .into());
+    }
+    levels.finalized = level;
+    Ok(copy)
 }
 
 /// Where the metadata log was last read up to: the next offset and the epoch of the record
@@ -258,6 +296,10 @@ impl TcpTarget {
             (_, Ok(p)) => learn_cluster_id(addr, p, &numbers),
             (_, Err(e)) => Err(e.to_string()),
         };
+        let manifest = match (&opts.manifest, &probe) {
+            (Some(m), Ok(p)) => Some(at_wire_level(m, addr, p.finalized_metadata_version)?),
+            (m, _) => m.clone(),
+        };
         Ok(Self {
             addr: addr.to_owned(),
             role,
@@ -273,7 +315,7 @@ impl TcpTarget {
                 .metadata_log
                 .clone()
                 .map(|a| (a, std::sync::Arc::default())),
-            manifest: opts.manifest.clone().map(std::sync::Arc::new),
+            manifest: manifest.map(std::sync::Arc::new),
         })
     }
 
