@@ -29,7 +29,14 @@ const MANIFEST: &str = "software: Route Test Controller\nmetadata_version: { min
 /// Broker ids each fake registered (in order).
 type Registered = Arc<Mutex<Vec<i32>>>;
 
-fn answer(level: i16, registered: &Registered, body: &RequestBody) -> ResponseBody {
+/// What a fake advertises: its finalized metadata.version level and FinalizedFeaturesEpoch.
+#[derive(Clone, Copy)]
+struct Finalized {
+    level: i16,
+    epoch: i64,
+}
+
+fn answer(f: Finalized, registered: &Registered, body: &RequestBody) -> ResponseBody {
     match body {
         RequestBody::ApiVersions(_) => ResponseBody::ApiVersions(ApiVersionsResponse {
             api_keys: [
@@ -45,11 +52,11 @@ fn answer(level: i16, registered: &Registered, body: &RequestBody) -> ResponseBo
                 ..Default::default()
             })
             .collect(),
-            finalized_features_epoch: Some(4),
+            finalized_features_epoch: Some(f.epoch),
             finalized_features: Some(vec![FinalizedFeatureKey {
                 name: "metadata.version".into(),
-                max_version_level: level,
-                min_version_level: level,
+                max_version_level: f.level,
+                min_version_level: f.level,
                 ..Default::default()
             }]),
             ..Default::default()
@@ -74,7 +81,7 @@ fn answer(level: i16, registered: &Registered, body: &RequestBody) -> ResponseBo
     }
 }
 
-fn serve(mut s: TcpStream, level: i16, registered: Registered) {
+fn serve(mut s: TcpStream, f: Finalized, registered: Registered) {
     loop {
         let mut size = [0u8; 4];
         if s.read_exact(&mut size).is_err() {
@@ -91,7 +98,7 @@ fn serve(mut s: TcpStream, level: i16, registered: Registered) {
             &ProvisionalNumbers::default(),
         )
         .unwrap();
-        let body = answer(level, &registered, &req.body);
+        let body = answer(f, &registered, &req.body);
         let header = ResponseHeader {
             correlation_id: req.header.correlation_id,
             ..Default::default()
@@ -105,6 +112,10 @@ fn serve(mut s: TcpStream, level: i16, registered: Registered) {
 
 /// A fake controller whose ApiVersions finalizes metadata.version `level`.
 fn controller(level: i16) -> (String, Registered) {
+    controller_with(Finalized { level, epoch: 4 })
+}
+
+fn controller_with(f: Finalized) -> (String, Registered) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = l.local_addr().unwrap().to_string();
     let registered = Registered::default();
@@ -112,7 +123,7 @@ fn controller(level: i16) -> (String, Registered) {
     std::thread::spawn(move || {
         for s in l.incoming().flatten() {
             let r = shared.clone();
-            std::thread::spawn(move || serve(s, level, r));
+            std::thread::spawn(move || serve(s, f, r));
         }
     });
     (addr, registered)
@@ -331,5 +342,34 @@ fn a_finalized_level_outside_the_manifest_is_a_usage_error() {
     assert_eq!(
         stderr,
         format!("kipcheck: target setup failed: tcp://{c} runs at metadata.version 40 (the finalized level its ApiVersions answer advertises), outside the range 7..=36 its --target-manifest (Route Test Controller) declares\n")
+    );
+}
+
+#[test]
+fn finalized_features_with_an_unknown_epoch_leave_the_manifest_level() {
+    // FinalizedFeatures are "valid only if FinalizedFeaturesEpoch >= 0": this controller's 35
+    // is not its level, so it runs at the manifest's 33 and the at-level scenario has no home.
+    let (a, _) = controller_with(Finalized {
+        level: 35,
+        epoch: -1,
+    });
+    let d = scenarios("unknown_epoch");
+    let manifest = write_manifest(&d, MANIFEST);
+    let out = kipcheck()
+        .args(["list", "--role", "controller", "--json", "--id", "at"])
+        .args([
+            "--target",
+            &format!("tcp://{a}"),
+            "--target-manifest",
+            &manifest,
+        ])
+        .args(["--scenarios", d.join("scenarios").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", text(&out.stderr));
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        plan["scenarios"][0]["unsupported_reason"],
+        "the scenario registers at metadata.version 35 (at or above the persistence level 35); the controller runs at 33, below its persistence level 35"
     );
 }

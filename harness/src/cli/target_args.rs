@@ -304,10 +304,7 @@ impl TargetArgs {
             eprintln!("kipcheck: {why}");
             (ExitCode::from(code), why)
         };
-        if let Some(why) = self.capability_error() {
-            return Err(fail(EXIT_USAGE, why));
-        }
-        if let Some(why) = self.count_error() {
+        if let Some(why) = self.count_error().or_else(|| self.capability_error()) {
             return Err(fail(EXIT_USAGE, why));
         }
         let target = self.targets().map_err(|(code, printed, kept)| {
