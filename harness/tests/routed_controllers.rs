@@ -373,3 +373,32 @@ fn finalized_features_with_an_unknown_epoch_leave_the_manifest_level() {
         "the scenario registers at metadata.version 35 (at or above the persistence level 35); the controller runs at 33, below its persistence level 35"
     );
 }
+
+#[test]
+fn a_finding_names_the_controller_it_came_from() {
+    let (a, _) = controller(33);
+    let (b, _) = controller(35);
+    let refused = registers(2, 35).replace("ErrorCode: NONE", "ErrorCode: INVALID_REGISTRATION");
+    let d = suite("routed_controllers", "finding", &[("refused", refused)]);
+    let manifest = write_manifest(&d, MANIFEST);
+    let (ta, tb) = (format!("tcp://{a}"), format!("tcp://{b}"));
+    let out = kipcheck()
+        .args(["run", "--role", "controller", "--seed", "3"])
+        .args([
+            "--target",
+            &ta,
+            "--target",
+            &tb,
+            "--target-manifest",
+            &manifest,
+        ])
+        .args(["--scenarios", d.join("scenarios").to_str().unwrap()])
+        .args(["--report-dir", d.join("reports").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(code(&out), 1, "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains(&format!(" refused on {tb} [")), "{stdout}");
+    let summary = std::fs::read_to_string(d.join("reports/summary.md")).unwrap();
+    assert!(summary.contains(&format!("\n  - on `{tb}`\n")), "{summary}");
+}
