@@ -23,8 +23,10 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
 mod controller;
+mod level;
 
 use self::controller::{learn_cluster_id, unregister_all, Registered, RegistrationWatch};
+use self::level::{at_wire_level, finalized_metadata_version};
 use super::binding::{bind, bind_cluster_id, Unbound};
 use super::error::{Crash, ProbeError, ProbeStage, SetupError, TimedOut, Unsupported};
 use super::metadata_log::MetadataLogReader;
@@ -172,12 +174,7 @@ pub fn probe(addr: &str, numbers: &ProvisionalNumbers) -> Result<Probe, ProbeErr
                     max_version: k.max_version,
                 })
                 .collect(),
-            finalized_metadata_version: av
-                .finalized_features
-                .as_deref()
-                .filter(|_| av.finalized_features_epoch.is_some_and(|e| e >= 0))
-                .and_then(|fs| fs.iter().find(|f| f.name == "metadata.version"))
-                .map(|f| f.max_version_level),
+            finalized_metadata_version: finalized_metadata_version(&av),
         });
     }
 }
@@ -208,34 +205,6 @@ pub struct TcpTarget {
     /// Controller role: broker ids scenarios registered and kipcheck has not unregistered
     /// yet (each session unregisters its own when it ends; the next one retries leftovers).
     registered: Registered,
-}
-
-/// This target's copy of `manifest` at the level the controller's ApiVersions answer says is
-/// finalized (`wire`), when it says one: the wire's level wins over the manifest's
-/// `finalized` (each target of a routed run gets its own copy). A level outside the
-/// manifest's `min..=max` is a setup error.
-fn at_wire_level(
-    manifest: &crate::adapter::TargetManifest,
-    addr: &str,
-    wire: Option<i16>,
-) -> Result<crate::adapter::TargetManifest, AdapterError> {
-    let mut copy = manifest.clone();
-    let Some(level) = wire else {
-        return Ok(copy);
-    };
-    let levels = &mut copy.metadata_version;
-    if !(levels.min..=levels.max).contains(&level) {
-        return Err(SetupError::WireLevelOutOfRange {
-            addr: addr.to_owned(),
-            level,
-            min: levels.min,
-            max: levels.max,
-            software: manifest.software.clone(),
-        }
-        .into());
-    }
-    levels.finalized = level;
-    Ok(copy)
 }
 
 /// Where the metadata log was last read up to: the next offset and the epoch of the record
