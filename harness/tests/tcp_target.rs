@@ -337,6 +337,7 @@ mod topics {
                     max_version: 6,
                 },
             ],
+            finalized_metadata_version: None,
         }
     }
 
@@ -459,6 +460,7 @@ mod topics {
         let p = Probe {
             version: 3,
             apis: vec![],
+            finalized_metadata_version: None,
         };
         let err = prepare_topics("127.0.0.1:9", &p, &ProvisionalNumbers::default(), &topics())
             .await

@@ -115,6 +115,10 @@ pub enum Unbound {
     /// The bound scenario no longer validates (a manifest value does not fit a field).
     #[error("the bound scenario is invalid: {0}")]
     Invalid(#[source] Box<LoadError>),
+    /// A routed run over several controllers (adapter::routed): none of them runs the
+    /// scenario; each one's reason, led by its name (`tcp://HOST:PORT: why`).
+    #[error("no target runs it: {}", .0.join("; "))]
+    NoTarget(Vec<String>),
 }
 
 /// `scenario` bound to `manifest` (`None` when given none): `Ok(None)` when it needs no

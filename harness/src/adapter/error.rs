@@ -152,6 +152,21 @@ pub enum SetupError {
     /// `--target-manifest FILE` cannot be used (its text is `file:line:col: what`).
     #[error("--target-manifest {0}")]
     ManifestInvalid(#[source] Box<super::manifest::ManifestError>),
+    /// A live controller's ApiVersions answer finalizes a `metadata.version` its
+    /// `--target-manifest` does not support.
+    #[error("tcp://{addr} runs at metadata.version {level} (the finalized level its ApiVersions answer advertises), outside the range {min}..={max} its --target-manifest ({software}) declares")]
+    WireLevelOutOfRange {
+        /// The controller's address.
+        addr: String,
+        /// The finalized level it advertises.
+        level: i16,
+        /// The manifest's `metadata_version.min`.
+        min: i16,
+        /// The manifest's `metadata_version.max`.
+        max: i16,
+        /// The manifest's `software`.
+        software: String,
+    },
     /// The target command could not be started.
     #[error("cannot start {command:?}: {source}")]
     Spawn {

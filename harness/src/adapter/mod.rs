@@ -15,6 +15,7 @@ pub mod policy_host;
 pub mod recording;
 pub mod reference;
 pub mod registry;
+pub mod routed;
 pub mod target;
 pub mod tcp;
 
@@ -37,6 +38,7 @@ pub use policy_host::{PolicyHost, PolicyHostError, PolicyScope};
 pub use recording::{RecordedFrame, RecordingTarget};
 pub use reference::{ReferenceSession, ReferenceTarget};
 pub use registry::{target_from_spec, TARGET_KINDS};
+pub use routed::{Fits, RouteError, Routed};
 pub use target::{
     unclaimable_live, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig,
     Target, TargetOptions, EMULATED_CONTROLLER_NODE,

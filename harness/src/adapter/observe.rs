@@ -49,6 +49,10 @@ impl Target for Unobserved {
         self.0.bind(scenario)
     }
 
+    fn endpoint(&self, scenario_id: &str) -> Option<String> {
+        self.0.endpoint(scenario_id)
+    }
+
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
         Ok(Box::new(UnobservedSession(self.0.open(config).await?)))
     }

@@ -153,6 +153,12 @@ pub trait Target: Send + Sync {
     fn bind(&self, _scenario: &Scenario) -> Result<Option<Scenario>, Unbound> {
         Ok(None)
     }
+    /// Which endpoint runs the scenario with this id, for a target that routes each scenario
+    /// to one of several (a run with several `--target`s, [`super::routed::Routed`]) once
+    /// `bind` chose it; `None` for a target that is one endpoint (its [`Target::name`]).
+    fn endpoint(&self, _scenario_id: &str) -> Option<String> {
+        None
+    }
     /// Opens a session set up for one scenario.
     async fn open(&self, config: SessionConfig) -> Result<Box<dyn Session>, AdapterError>;
     /// Why the target cannot be reached at all, when that is known before any scenario runs

@@ -23,8 +23,10 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
 mod controller;
+mod level;
 
 use self::controller::{learn_cluster_id, unregister_all, Registered, RegistrationWatch};
+use self::level::{at_wire_level, finalized_metadata_version};
 use super::binding::{bind, bind_cluster_id, Unbound};
 use super::error::{Crash, ProbeError, ProbeStage, SetupError, TimedOut, Unsupported};
 use super::metadata_log::MetadataLogReader;
@@ -73,6 +75,10 @@ pub struct Probe {
     pub version: i16,
     /// Every advertised API.
     pub apis: Vec<AdvertisedApi>,
+    /// The `metadata.version` level the answer says is finalized (ApiVersions v3+
+    /// `FinalizedFeatures`, valid only with `FinalizedFeaturesEpoch` >= 0): the level a live
+    /// controller runs at, which overrides its manifest's `finalized`.
+    pub finalized_metadata_version: Option<i16>,
 }
 
 impl Probe {
@@ -168,6 +174,7 @@ pub fn probe(addr: &str, numbers: &ProvisionalNumbers) -> Result<Probe, ProbeErr
                     max_version: k.max_version,
                 })
                 .collect(),
+            finalized_metadata_version: finalized_metadata_version(&av),
         });
     }
 }
@@ -258,6 +265,10 @@ impl TcpTarget {
             (_, Ok(p)) => learn_cluster_id(addr, p, &numbers),
             (_, Err(e)) => Err(e.to_string()),
         };
+        let manifest = match (&opts.manifest, &probe) {
+            (Some(m), Ok(p)) => Some(at_wire_level(m, addr, p.finalized_metadata_version)?),
+            (m, _) => m.clone(),
+        };
         Ok(Self {
             addr: addr.to_owned(),
             role,
@@ -273,7 +284,7 @@ impl TcpTarget {
                 .metadata_log
                 .clone()
                 .map(|a| (a, std::sync::Arc::default())),
-            manifest: opts.manifest.clone().map(std::sync::Arc::new),
+            manifest: manifest.map(std::sync::Arc::new),
         })
     }
 

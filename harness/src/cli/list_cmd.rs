@@ -2,7 +2,8 @@
 //! roles, grade and tags, and for the target whether each would run or why not (a missing
 //! role or capability, a reading the live target does not follow, a setup the target's
 //! manifest cannot bind). The decision is the runner's own ([`kipcheck::runner::admit`]),
-//! the one `run` applies to every scenario before opening a session.
+//! the one `run` applies to every scenario before opening a session. With several
+//! `--target`s, each scenario that would run names the one it would run on.
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -81,6 +82,17 @@ pub(super) fn plan(chosen: &[Scenario], target: &dyn Target, json: bool) -> anyh
     let caps = target.capabilities();
     let verdicts: Vec<Vec<UnsupportedCause>> =
         chosen.iter().map(|s| admit(target, &caps, s).1).collect();
+    // Where each scenario that runs would run, when the target routes (after `admit` bound it).
+    let endpoints: Vec<Option<String>> = chosen
+        .iter()
+        .zip(&verdicts)
+        .map(|(s, causes)| {
+            causes
+                .is_empty()
+                .then(|| target.endpoint(&s.file.id))
+                .flatten()
+        })
+        .collect();
     let mut by_cause: BTreeMap<String, usize> = BTreeMap::new();
     for causes in &verdicts {
         for c in causes {
@@ -93,8 +105,9 @@ pub(super) fn plan(chosen: &[Scenario], target: &dyn Target, json: bool) -> anyh
         let scenarios: Vec<serde_json::Value> = chosen
             .iter()
             .zip(&verdicts)
-            .map(|(s, causes)| {
-                json!({
+            .zip(&endpoints)
+            .map(|((s, causes), endpoint)| {
+                let mut entry = json!({
                     "id": s.file.id,
                     "title": s.file.title,
                     "kip": s.file.kip,
@@ -105,7 +118,11 @@ pub(super) fn plan(chosen: &[Scenario], target: &dyn Target, json: bool) -> anyh
                     "runs": causes.is_empty(),
                     "unsupported_reason": (!causes.is_empty()).then(|| UnsupportedCause::sentence(causes)),
                     "unsupported_causes": causes,
-                })
+                });
+                if let Some(e) = endpoint {
+                    entry["endpoint"] = json!(e);
+                }
+                entry
             })
             .collect();
         let v = json!({
@@ -138,8 +155,10 @@ pub(super) fn plan(chosen: &[Scenario], target: &dyn Target, json: bool) -> anyh
         "{:<id_w$}  {:<8}  {:<roles_w$}  {:<6}  {:<tags_w$}  RUNS\n",
         "ID", "KIP", "ROLES", "GRADE", "TAGS"
     );
-    for ((s, causes), tags) in chosen.iter().zip(&verdicts).zip(&tags) {
-        let runs = if causes.is_empty() {
+    for (((s, causes), tags), endpoint) in chosen.iter().zip(&verdicts).zip(&tags).zip(&endpoints) {
+        let runs = if let Some(e) = endpoint {
+            format!("yes, on {e}")
+        } else if causes.is_empty() {
             "yes".to_owned()
         } else {
             format!("no: {}", UnsupportedCause::sentence(causes))

@@ -318,12 +318,12 @@ fn shell_word(s: &str) -> String {
 
 fn command_line(a: &RunArgs, seed: u64) -> String {
     let t = &a.target;
-    let mut c = vec![
-        "kipcheck".to_string(),
-        "run".into(),
-        "--target".into(),
-        shell_word(&t.target),
-    ];
+    let mut c = vec!["kipcheck".to_string(), "run".into()];
+    // Every --target, --target-manifest and --metadata-log, each in its order (they pair up).
+    for spec in &t.target {
+        c.push("--target".into());
+        c.push(shell_word(spec));
+    }
     // A live target's role and declared capabilities change what runs: keep them.
     if let Some(role) = &t.role {
         c.push("--role".into());
@@ -357,11 +357,11 @@ fn command_line(a: &RunArgs, seed: u64) -> String {
         c.push("--policy-host".into());
         c.push(shell_word(h));
     }
-    if let Some(m) = &t.target_manifest {
+    for m in &t.target_manifest {
         c.push("--target-manifest".into());
         c.push(shell_word(&m.display().to_string()));
     }
-    if let Some(m) = &t.metadata_log {
+    for m in &t.metadata_log {
         c.push("--metadata-log".into());
         c.push(shell_word(m));
     }

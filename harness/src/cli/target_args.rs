@@ -2,7 +2,9 @@
 //! (`--target`), what a live one cannot tell over the wire (`--role`, `--capability`,
 //! `--profile`), the `exec:` process limits and `--observe`. Builds the target and turns a
 //! bad specification into exit code 2 and a target that cannot be started or reached into
-//! exit code 3, before any scenario runs.
+//! exit code 3, before any scenario runs. Several `--target tcp://…` with `--role controller`
+//! (each with its own `--metadata-log` and `--target-manifest`, paired in order) become one
+//! [`Routed`] target: each scenario runs on the first controller that binds it.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -11,10 +13,11 @@ use std::time::Duration;
 
 use clap::Args;
 use kipcheck::adapter::{
-    load_manifest, target_from_spec, unclaimable_live, AdapterError, Declared, SetupError, Target,
-    TargetOptions, Unobserved, MUTANT_PREFIX,
+    load_manifest, target_from_spec, unclaimable_live, AdapterError, Declared, Routed, SetupError,
+    Target, TargetManifest, TargetOptions, Unobserved, MUTANT_PREFIX,
 };
 use kipcheck::model::SpecProfile;
+use kipcheck::runner::{gate, UnsupportedCause};
 use kipcheck::scenario::{Capability, Role};
 
 use super::selection::Observe;
@@ -40,8 +43,12 @@ pub(super) struct TargetArgs {
     ///   tcp://HOST:PORT            a live broker, or controller with --role controller; kipcheck is its client
     ///   client-cmd:"CMD {bootstrap}"  a live client, started per scenario against kipcheck's emulated brokers
     ///   exec:"CMD"                 an adapter process speaking kipcheck's JSON-lines protocol (docs/adapter-protocol.md)
+    ///
+    /// Repeatable for live controllers at different metadata.version levels
+    /// (`--target tcp://A --target tcp://B --role controller`): each scenario runs on the
+    /// first that binds it, in one report (docs/live-targets.md, "Two levels in one run").
     #[arg(long, default_value = "reference", verbatim_doc_comment)]
-    pub target: String,
+    pub target: Vec<String>,
     /// The role a live target plays (`client`, `broker` or `controller`).
     #[arg(long, value_parser = parse_role)]
     pub role: Option<Role>,
@@ -83,15 +90,17 @@ pub(super) struct TargetArgs {
     /// `tcp://` with `--role controller`: read the KRaft metadata log (`__cluster_metadata`)
     /// from this address as an observer (Fetch, ReplicaId -1), normally the controller
     /// listener itself; `expect_event`/`expect_no_event` steps on `record_appended` are then
-    /// judged on the records each scenario caused (docs/live-targets.md).
+    /// judged on the records each scenario caused (docs/live-targets.md). With several
+    /// `--target`s: once per target, in the same order, or not at all.
     #[arg(long, value_name = "HOST:PORT")]
-    pub metadata_log: Option<String>,
+    pub metadata_log: Vec<String>,
     /// `tcp://` with `--role controller`: the controller's own definitions (YAML,
     /// docs/live-targets.md "Target manifests"; Kafka 4.4's: interop/manifests/kafka-4.4.0.yaml).
     /// Scenarios that inject definitions, MV validators or a metadata.version are bound to the
-    /// real configs and levels it declares, or unsupported with what is missing.
+    /// real configs and levels it declares, or unsupported with what is missing. With several
+    /// `--target`s: once (for every target) or once per target, in the same order.
     #[arg(long, value_name = "FILE")]
-    pub target_manifest: Option<PathBuf>,
+    pub target_manifest: Vec<PathBuf>,
 }
 
 fn parse_role(s: &str) -> Result<Role, String> {
@@ -102,6 +111,15 @@ fn parse_role(s: &str) -> Result<Role, String> {
 fn parse_capability(s: &str) -> Result<Capability, String> {
     serde_json::from_value(serde_json::Value::String(s.to_ascii_lowercase()))
         .map_err(|e| format!("capability {s:?}: {e}"))
+}
+
+/// `once`, `3 times`.
+fn times(n: usize) -> String {
+    if n == 1 {
+        "once".to_owned()
+    } else {
+        format!("{n} times")
+    }
 }
 
 /// The exit code for a target that could not be built: a bad specification is a usage
@@ -117,12 +135,13 @@ fn exit_for(e: &AdapterError) -> u8 {
 impl TargetArgs {
     /// Why the declared `--capability` values cannot hold for this target, if they cannot.
     fn capability_error(&self) -> Option<String> {
-        let live = self.target.starts_with("tcp://") || self.target.starts_with("client-cmd:");
+        let spec = self.target.first()?;
+        let live = spec.starts_with("tcp://") || spec.starts_with("client-cmd:");
         if !live {
             let c = self.capabilities.first()?;
-            let kind = if self.target.starts_with("exec:") {
+            let kind = if spec.starts_with("exec:") {
                 "an exec: adapter declares its capabilities in its hello"
-            } else if self.target == "reference" || self.target.starts_with(MUTANT_PREFIX) {
+            } else if spec == "reference" || spec.starts_with(MUTANT_PREFIX) {
                 "the reference and its variants have every capability"
             } else {
                 return None; // an unknown target: its own error says so
@@ -137,7 +156,69 @@ impl TargetArgs {
         })
     }
 
-    fn options(&self) -> Result<TargetOptions, AdapterError> {
+    /// Why the `--target`, `--metadata-log` and `--target-manifest` counts do not go
+    /// together: several targets must all be `tcp://` controllers; `--metadata-log` comes once
+    /// per target or not at all, `--target-manifest` once, once per target or not at all.
+    fn count_error(&self) -> Option<String> {
+        let n = self.target.len();
+        if n > 1 {
+            if let Some(other) = self.target.iter().find(|t| !t.starts_with("tcp://")) {
+                return Some(format!(
+                    "--target given {n} times: only tcp:// controllers are routed between (each scenario runs on the one whose metadata.version it needs); {other} is not tcp://"
+                ));
+            }
+            if self.role != Some(Role::Controller) {
+                return Some(format!(
+                    "--target given {n} times: several targets are live controllers at different metadata.version levels, so they need --role controller"
+                ));
+            }
+        }
+        let logs = self.metadata_log.len();
+        if logs != 0 && logs != n {
+            return Some(format!(
+                "--metadata-log given {} for {n} --target(s): give it once per --target, in the same order, or not at all",
+                times(logs)
+            ));
+        }
+        let manifests = self.target_manifest.len();
+        if manifests > 1 && manifests != n {
+            return Some(format!(
+                "--target-manifest given {} for {n} --target(s): give it once (for every target) or once per --target, in the same order",
+                times(manifests)
+            ));
+        }
+        None
+    }
+
+    /// The manifest of target `i`: the one `--target-manifest` (every target's) or the
+    /// `i`-th; each target gets its own copy (its level may come from its ApiVersions answer).
+    fn manifest_for(manifests: &[TargetManifest], i: usize) -> Option<TargetManifest> {
+        match manifests {
+            [one] => Some(one.clone()),
+            many => many.get(i).cloned(),
+        }
+    }
+
+    /// The options of every target, in `--target` order.
+    fn options(&self) -> Result<Vec<TargetOptions>, AdapterError> {
+        let shared = self.shared_options()?;
+        let manifests = self
+            .target_manifest
+            .iter()
+            .map(|p| load_manifest(p))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| SetupError::ManifestInvalid(Box::new(e)))?;
+        Ok((0..self.target.len())
+            .map(|i| TargetOptions {
+                metadata_log: self.metadata_log.get(i).cloned(),
+                manifest: Self::manifest_for(&manifests, i),
+                ..shared.clone()
+            })
+            .collect())
+    }
+
+    /// What every target shares (all but `--metadata-log` and `--target-manifest`).
+    fn shared_options(&self) -> Result<TargetOptions, AdapterError> {
         let readings = match &self.profile {
             Some(path) => {
                 let text = std::fs::read_to_string(path).map_err(|source| {
@@ -163,14 +244,53 @@ impl TargetArgs {
             readings,
             time_scale: self.time_scale,
             policy_host: self.policy_host.clone(),
-            metadata_log: self.metadata_log.clone(),
-            manifest: self
-                .target_manifest
-                .as_deref()
-                .map(load_manifest)
-                .transpose()
-                .map_err(|e| SetupError::ManifestInvalid(Box::new(e)))?,
+            metadata_log: None,
+            manifest: None,
         })
+    }
+
+    /// The target of each `--target`, and, for several, the one [`Routed`] target over them
+    /// (targets that cannot be routed between are a usage error), or the exit code, what to
+    /// print and what to keep for an ABORTED report.
+    fn targets(&self) -> Result<Arc<dyn Target>, (u8, String, String)> {
+        self.each_target().and_then(|mut built| {
+            if built.len() == 1 {
+                return Ok(built.remove(0));
+            }
+            let fits = Box::new(|caps: &_, s: &_| {
+                let causes = gate(caps, s);
+                (!causes.is_empty()).then(|| UnsupportedCause::sentence(&causes))
+            });
+            let routed =
+                Routed::new(built, fits).map_err(|e| (EXIT_USAGE, e.to_string(), e.to_string()))?;
+            Ok(Arc::new(routed) as Arc<dyn Target>)
+        })
+    }
+
+    /// The target of each `--target`, in order.
+    fn each_target(&self) -> Result<Vec<Arc<dyn Target>>, (u8, String, String)> {
+        let failed = |e: AdapterError| {
+            let code = exit_for(&e);
+            let kept = if code == EXIT_TARGET {
+                format!("the target did not start: {e}")
+            } else {
+                e.to_string()
+            };
+            (code, e.to_string(), kept)
+        };
+        let mut built = Vec::new();
+        for (spec, opts) in self.target.iter().zip(self.options().map_err(failed)?) {
+            let target = target_from_spec(spec, &opts).map_err(failed)?;
+            let in_process = spec == "reference" || spec.starts_with(MUTANT_PREFIX);
+            built.push(match opts.readings {
+                Some(readings) if in_process => Arc::new(Declared {
+                    inner: target,
+                    readings,
+                }) as Arc<dyn Target>,
+                _ => target,
+            });
+        }
+        Ok(built)
     }
 
     /// The target, or the exit code to end with and the reason (printed already, and kept
@@ -184,32 +304,13 @@ impl TargetArgs {
             eprintln!("kipcheck: {why}");
             (ExitCode::from(code), why)
         };
-        if let Some(why) = self.capability_error() {
+        if let Some(why) = self.count_error().or_else(|| self.capability_error()) {
             return Err(fail(EXIT_USAGE, why));
         }
-        let target = self
-            .options()
-            .and_then(|opts| {
-                let target = target_from_spec(&self.target, &opts)?;
-                let in_process =
-                    self.target == "reference" || self.target.starts_with(MUTANT_PREFIX);
-                Ok(match opts.readings {
-                    Some(readings) if in_process => Arc::new(Declared {
-                        inner: target,
-                        readings,
-                    }) as Arc<dyn Target>,
-                    _ => target,
-                })
-            })
-            .map_err(|e| {
-                let (code, _) = fail(exit_for(&e), e.to_string());
-                let why = if exit_for(&e) == EXIT_TARGET {
-                    format!("the target did not start: {e}")
-                } else {
-                    e.to_string()
-                };
-                (code, why)
-            })?;
+        let target = self.targets().map_err(|(code, printed, kept)| {
+            let (code, _) = fail(code, printed);
+            (code, kept)
+        })?;
         if let Some(why) = target.unreachable() {
             if reach == Reach::Required {
                 return Err(fail(EXIT_TARGET, format!("target unreachable: {why}")));

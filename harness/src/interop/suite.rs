@@ -162,6 +162,7 @@ mod tests {
             attempts: 1,
             flaky: false,
             quarantined: None,
+            endpoint: None,
         }
     }
 

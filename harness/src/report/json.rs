@@ -63,6 +63,9 @@ struct ScenarioEntry<'a> {
     /// The quarantine entry's reason: the gate ignores this verdict.
     #[serde(skip_serializing_if = "Option::is_none")]
     quarantined: Option<&'a str>,
+    /// The target that ran it, in a run over several `--target`s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    endpoint: Option<&'a str>,
 }
 
 /// Renders `results.json` (pretty-printed, with a final newline). Run facts missing from the
@@ -108,6 +111,7 @@ pub fn render_json(record: &RunRecord) -> Result<String, serde_json::Error> {
                 attempts: r.attempts,
                 flaky: r.flaky,
                 quarantined: r.quarantined.as_deref(),
+                endpoint: r.endpoint.as_deref(),
             })
             .collect(),
     };

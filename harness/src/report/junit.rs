@@ -90,6 +90,9 @@ fn test_case(r: &ScenarioResult) -> TestCase {
         Property::new("steps_judged", r.steps_judged.to_string()),
         Property::new("steps_not_observed", r.steps_not_observed.to_string()),
     ]);
+    if let Some(endpoint) = &r.endpoint {
+        case.add_property(Property::new("endpoint", endpoint.as_str()));
+    }
     if r.verdict != Verdict::Passed && r.verdict != Verdict::Unsupported {
         let mut out = note.unwrap_or_default();
         out.push_str(&failure_block(r, FULL));

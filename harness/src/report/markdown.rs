@@ -97,6 +97,9 @@ fn finding_item(r: &ScenarioResult) -> String {
     if r.verdict == Verdict::UnexpectedPass {
         let _ = writeln!(out, "  - {}", md_text(STALE_MESSAGE));
     }
+    if let Some(e) = &r.endpoint {
+        let _ = writeln!(out, "  - on {}", md_code(e));
+    }
     if let Some(f) = &r.failure {
         let _ = writeln!(out, "  - at {}", md_code(&location_line(f)));
         let _ = writeln!(out, "  - first mismatch: {}", md_code(&f.message));

@@ -172,6 +172,9 @@ impl<W: Write> TerminalReporter<W> {
             Verdict::UnexpectedPass => p.magenta(&p.bold(&tag)),
         };
         let mut line = format!("{tag} [{:>9}] {}", wall(r.duration_ms), r.id);
+        if let Some(endpoint) = &r.endpoint {
+            line.push_str(&p.dim(&format!(" on {endpoint}")));
+        }
         if r.verdict != Verdict::Unsupported && r.verdict != Verdict::Errored {
             line.push_str(&p.dim(&format!(
                 " [{}]",

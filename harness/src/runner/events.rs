@@ -256,6 +256,10 @@ pub struct ScenarioResult {
     /// ignores its verdict.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quarantined: Option<String>,
+    /// Which target ran it, in a run over several (`--target` given more than once:
+    /// [`crate::adapter::Routed`]); `None` with one target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
 }
 
 /// `skip_serializing_if` for an attempt count of 1 (no retry), here and in `results.json`.

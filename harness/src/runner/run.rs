@@ -184,6 +184,10 @@ pub async fn run_suite_until(
                 .as_ref()
                 .and_then(|q| q.entry(&s.file.id))
                 .map(|e| e.reason.clone()),
+            // The target `bind` chose, for a scenario it was asked (not one gated out).
+            endpoint: (outcome.verdict != Verdict::Unsupported)
+                .then(|| target.endpoint(&s.file.id))
+                .flatten(),
         };
         if let Some(b) = &options.baseline {
             b.apply(&mut r);

@@ -73,6 +73,7 @@ fn result(id: &str, area: &str, kip: &str, verdict: Verdict) -> ScenarioResult {
         attempts: 1,
         flaky: false,
         quarantined: None,
+        endpoint: None,
     }
 }
 
