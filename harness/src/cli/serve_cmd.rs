@@ -152,6 +152,10 @@ pub(super) fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_USAGE));
         }
     }
+    if a.role == ServeRole::Controller && a.scenario.is_some() {
+        eprintln!("kipcheck: --scenario sets up the broker; it needs --role broker");
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
     let profile = match &a.profile {
         Some(p) => {
             let text =
@@ -202,7 +206,7 @@ pub(super) fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
     if !a.topics.is_empty() {
         opts.topics = a.topics.clone();
     }
-    if let (Some(id), ServeRole::Broker) = (&a.scenario, a.role) {
+    if let Some(id) = &a.scenario {
         let all = load_all(&a.suite)?;
         let s = all
             .into_iter()
