@@ -298,6 +298,9 @@ fn fetch(model: &ControllerModel, req: &FetchRequest, version: i16) -> FetchResp
         leader_epoch: LEADER_EPOCH,
         ..Default::default()
     };
+    // One byte budget for the whole answer (`MaxBytes`), so a request naming the partition
+    // many times cannot make the answer larger than it asked for.
+    let mut left = usize::try_from(req.max_bytes).unwrap_or(0);
     let responses = req
         .topics
         .iter()
@@ -344,10 +347,12 @@ fn fetch(model: &ControllerModel, req: &FetchRequest, version: i16) -> FetchResp
                         out.records = Some(Bytes(Vec::new()));
                         return out;
                     }
-                    let budget = usize::try_from(p.partition_max_bytes.min(req.max_bytes))
+                    let budget = usize::try_from(p.partition_max_bytes)
                         .unwrap_or(0)
-                        .max(1);
-                    out.records = Some(Bytes(batches(log, p.fetch_offset, budget)));
+                        .min(left);
+                    let bytes = batches(log, p.fetch_offset, budget);
+                    left = left.saturating_sub(bytes.len());
+                    out.records = Some(Bytes(bytes));
                     out
                 })
                 .collect();
@@ -366,8 +371,12 @@ fn fetch(model: &ControllerModel, req: &FetchRequest, version: i16) -> FetchResp
 }
 
 /// The log from `from` as record batches, one record each, within `budget` bytes (the first
-/// batch always). A record the codec cannot encode ends the answer before it.
+/// batch even when larger, as Kafka answers, unless the budget is 0). A record the codec
+/// cannot encode ends the answer before it.
 fn batches(log: &[crate::model::MetadataRecord], from: i64, budget: usize) -> Vec<u8> {
+    if budget == 0 {
+        return Vec::new();
+    }
     let mut out = Vec::new();
     for r in log.iter().skip(usize::try_from(from).unwrap_or(usize::MAX)) {
         let record = codec::MetadataRecord {
@@ -383,4 +392,131 @@ fn batches(log: &[crate::model::MetadataRecord], from: i64, budget: usize) -> Ve
         out.extend_from_slice(&batch);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::fetch_request::{FetchPartition, FetchTopic};
+
+    fn served() -> ServedController {
+        ServedController::new(&ControllerOptions::default(), &SpecProfile::default(), 1).unwrap()
+    }
+
+    fn ask(c: &ServedController, epoch: i32, offset: i64, last: i32, max: i32) -> PartitionData {
+        let req = FetchRequest {
+            max_bytes: max,
+            topics: vec![FetchTopic {
+                topic_id: Some(METADATA_TOPIC_ID),
+                partitions: vec![FetchPartition {
+                    partition: 0,
+                    current_leader_epoch: Some(epoch),
+                    fetch_offset: offset,
+                    last_fetched_epoch: Some(last),
+                    partition_max_bytes: max,
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let model = c.model.lock().unwrap();
+        let mut resp = fetch(&model, &req, 17);
+        resp.responses.remove(0).partitions.remove(0)
+    }
+
+    #[test]
+    fn a_fetch_is_answered_as_a_kraft_leader_answers_an_observer() {
+        let c = served();
+        // A stale epoch is fenced and told the current leader.
+        let p = ask(&c, 0, 0, 0, 1 << 20);
+        assert_eq!(p.error_code, ErrorCode::FENCED_LEADER_EPOCH.0);
+        assert_eq!(
+            p.current_leader.map(|l| (l.leader_id, l.leader_epoch)),
+            Some((1, 1))
+        );
+        assert_eq!(
+            ask(&c, 2, 0, 0, 1 << 20).error_code,
+            ErrorCode::UNKNOWN_LEADER_EPOCH.0
+        );
+        assert_eq!(
+            ask(&c, 1, 3, 1, 1 << 20).error_code,
+            ErrorCode::OFFSET_OUT_OF_RANGE.0
+        );
+        // The whole log: the bootstrap level and the colocated broker, one batch each.
+        let p = ask(&c, 1, 0, 0, 1 << 20);
+        assert_eq!((p.error_code, p.high_watermark), (0, 2));
+        let (records, last) =
+            crate::adapter::metadata_log::records_of(&p.records.unwrap().0).unwrap();
+        assert_eq!(records.len(), 2);
+        assert_eq!(last, Some((2, LEADER_EPOCH)));
+        // A budget of one byte still gets the first batch, and only it.
+        let p = ask(&c, 1, 0, 0, 1);
+        let (records, _) = crate::adapter::metadata_log::records_of(&p.records.unwrap().0).unwrap();
+        assert_eq!(records.len(), 1);
+        // An epoch the log never had, after offset 0: diverging at the start.
+        let p = ask(&c, 1, 2, 0, 1 << 20);
+        assert_eq!(
+            p.diverging_epoch.map(|d| (d.epoch, d.end_offset)),
+            Some((0, 0))
+        );
+    }
+
+    #[test]
+    fn another_cluster_id_is_refused_and_describe_cluster_reports_the_listener() {
+        let opts = ControllerOptions {
+            cluster_id: "MkU3OEVBNTcwNTJENDM2Qg".into(),
+            ..ControllerOptions::default()
+        };
+        let c = ServedController::new(&opts, &SpecProfile::default(), 1).unwrap();
+        let frame = |api: ApiKey, version: i16, body: RequestBody| {
+            let h = codec::RequestHeader {
+                request_api_key: api.0,
+                request_api_version: version,
+                correlation_id: 7,
+                client_id: Some("t".into()),
+                ..Default::default()
+            };
+            codec::encode_request_frame(&h, &body, &ProvisionalNumbers::default()).unwrap()
+        };
+        let answer = |f: Vec<u8>, api: ApiKey, version: i16| match c.handle(
+            Millis(1),
+            &f,
+            ("10.0.0.1", 9093),
+        ) {
+            Answer::Frame(a) => {
+                codec::decode_response_frame(&a, a.len(), api, version)
+                    .unwrap()
+                    .body
+            }
+            Answer::Close(why) => panic!("{why}"),
+        };
+        let reg = BrokerRegistrationRequest {
+            broker_id: 1,
+            cluster_id: "kipcheck-cluster".into(),
+            ..Default::default()
+        };
+        let f = frame(
+            ApiKey::BROKER_REGISTRATION,
+            4,
+            RequestBody::BrokerRegistration(reg),
+        );
+        let ResponseBody::BrokerRegistration(r) = answer(f, ApiKey::BROKER_REGISTRATION, 4) else {
+            panic!()
+        };
+        assert_eq!(r.error_code, ErrorCode::INCONSISTENT_CLUSTER_ID.0);
+        let d = codec::DescribeClusterRequest {
+            endpoint_type: Some(2),
+            ..Default::default()
+        };
+        let f = frame(ApiKey::DESCRIBE_CLUSTER, 1, RequestBody::DescribeCluster(d));
+        let ResponseBody::DescribeCluster(d) = answer(f, ApiKey::DESCRIBE_CLUSTER, 1) else {
+            panic!()
+        };
+        assert_eq!(d.cluster_id.as_str(), "MkU3OEVBNTcwNTJENDM2Qg");
+        assert_eq!(
+            (d.brokers[0].host.as_str(), d.brokers[0].port),
+            ("10.0.0.1", 9093)
+        );
+    }
 }
