@@ -343,4 +343,56 @@ mod tests {
         }
         assert_eq!(validate_name(&"x".repeat(249)), Ok(()));
     }
+
+    #[test]
+    fn delete_topics_removes_an_existing_topic_and_names_unknown_ones() {
+        use crate::codec::delete_topics_request::DeleteTopicState;
+        use crate::model::{ServerConfigDefs, SpecProfile};
+        let mut c = ControllerModel::new(
+            &SpecProfile::default(),
+            ServerConfigDefs::default(),
+            20,
+            Millis::ZERO,
+        )
+        .with_topics(Millis::ZERO, &["orders".to_string()]);
+        let id = c.topics()["orders"];
+        let req = DeleteTopicsRequest {
+            topics: Some(vec![
+                DeleteTopicState {
+                    name: Some("orders".into()),
+                    ..Default::default()
+                },
+                DeleteTopicState {
+                    name: Some("nope".into()),
+                    ..Default::default()
+                },
+                DeleteTopicState {
+                    name: None,
+                    topic_id: Uuid([9; 16]),
+                    ..Default::default()
+                },
+            ]),
+            ..Default::default()
+        };
+        let r = c.handle_delete_topics(Millis(1), 6, &req);
+        let codes: Vec<i16> = r.responses.iter().map(|t| t.error_code).collect();
+        assert_eq!(
+            codes,
+            [
+                0,
+                ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0,
+                ErrorCode::UNKNOWN_TOPIC_ID.0
+            ]
+        );
+        assert_eq!(r.responses[0].topic_id, Some(id));
+        assert!(!c.topic_exists("orders"));
+        let last = &c.metadata_log().last().unwrap().body;
+        assert_eq!(
+            last,
+            &MetadataRecordBody::RemoveTopicRecord(RemoveTopicRecord {
+                topic_id: id,
+                ..Default::default()
+            })
+        );
+    }
 }
