@@ -322,3 +322,203 @@ async fn a_broker_that_cannot_be_unregistered_errors_the_next_scenario_until_it_
     let out = execute(t.as_ref(), &starts_clean(), 3).await;
     assert_eq!(out.verdict, Verdict::Passed, "{:?}", out.failure);
 }
+
+// ---------------------------------------------------------------------------------------------
+// `kipcheck serve --role controller`: the reference controller served in-process on a real
+// TCP port, judged live through `tcp://` with its generated manifest and `--metadata-log`.
+
+mod served {
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use kipcheck::adapter::binding::bind;
+    use kipcheck::adapter::manifest::{parse_manifest, TargetManifest};
+    use kipcheck::adapter::metadata_log::{LogPayload, MetadataLogReader};
+    use kipcheck::adapter::{target_from_spec, Target, TargetOptions};
+    use kipcheck::codec::MetadataRecordBody;
+    use kipcheck::model::Fault;
+    use kipcheck::runner::{execute, Verdict};
+    use kipcheck::scenario::{load_file, Role, Scenario};
+    use kipcheck::serve::{
+        render_manifest, served_manifest, ControllerOptions, ManifestFacts, ServeOptions, Server,
+    };
+
+    fn suite() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios")
+    }
+
+    fn scenario(rel: &str) -> Scenario {
+        load_file(&suite().join(rel), &suite()).unwrap()
+    }
+
+    /// The served controller at `level` (with `fault`) and the manifest describing it.
+    async fn serve(level: i16, fault: Option<Fault>) -> (Server, TargetManifest) {
+        let c = ControllerOptions {
+            metadata_version: level,
+            fault,
+            ..ControllerOptions::default()
+        };
+        let facts = ManifestFacts {
+            software: "served".into(),
+            finalized: level,
+            persistence_level: 35,
+            cluster_id: c.cluster_id.clone(),
+        };
+        let text = render_manifest(&served_manifest(&c.defs, &facts));
+        let manifest = parse_manifest(&text, Path::new("served.yaml")).unwrap();
+        let opts = ServeOptions {
+            controller: Some(c),
+            keep_records: false,
+            ..ServeOptions::default()
+        };
+        (
+            Server::start("127.0.0.1:0", opts, None).await.unwrap(),
+            manifest,
+        )
+    }
+
+    async fn target(server: &Server, manifest: TargetManifest) -> Arc<dyn Target> {
+        let addr = server.local_addr().to_string();
+        let opts = TargetOptions {
+            role: Some(Role::Controller),
+            manifest: Some(manifest),
+            metadata_log: Some(addr.clone()),
+            ..TargetOptions::default()
+        };
+        let spec = format!("tcp://{addr}");
+        tokio::task::spawn_blocking(move || target_from_spec(&spec, &opts))
+            .await
+            .unwrap()
+            .unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_served_reference_passes_bound_scenarios_judged_on_its_log() {
+        let (server, manifest) = serve(30, None).await;
+        let t = target(&server, manifest).await;
+        // (scenario, steps judged): the log's record_appended observations among them.
+        for (rel, judged) in [
+            ("kip1294/k1294-floor-between-levels.yaml", 5),
+            ("kip1294/k1294-iac-topic-invalid-config.yaml", 3),
+            ("kip1294/k1294-alter-configs-invalid-config.yaml", 3),
+            ("kip1294/k1294-envelope-iac-compliant-stored.yaml", 2),
+            (
+                "kip1294/k1294-registration-reject-invalid-registration.yaml",
+                3,
+            ),
+            ("kip1326/k1326-ctrl-no-persist-below-level.yaml", 3),
+        ] {
+            let out = execute(t.as_ref(), &scenario(rel), 1).await;
+            assert_eq!(out.verdict, Verdict::Passed, "{rel}: {:?}", out.failure);
+            assert_eq!(out.steps_judged, judged, "{rel}");
+        }
+        server.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_served_faulty_controller_is_caught_live() {
+        // At 30 the floor is exact (an MV validator at 30): `<` for `<=` picks the one at 10.
+        let (server, manifest) = serve(30, Some(Fault::MvFloorStrictlyBelow)).await;
+        let t = target(&server, manifest).await;
+        let s = scenario("kip1294/k1294-alter-configs-invalid-config.yaml");
+        let out = execute(t.as_ref(), &s, 1).await;
+        assert_eq!(out.verdict, Verdict::Failed, "{:?}", out.failure);
+        server.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_metadata_log_is_served_over_fetch() {
+        let (server, _) = serve(30, None).await;
+        let addr = server.local_addr().to_string();
+        let read = tokio::task::spawn_blocking(move || {
+            let mut r = MetadataLogReader::connect(&addr).unwrap();
+            r.read_from(0, 0, Duration::from_secs(5)).unwrap()
+        })
+        .await
+        .unwrap();
+        // The bootstrap level, then the colocated broker's registration.
+        assert_eq!(read.high_watermark, 2);
+        assert_eq!(read.next_offset, 2);
+        let offsets: Vec<(i64, i32, i16)> = read
+            .records
+            .iter()
+            .map(|r| (r.offset, r.leader_epoch, r.record_type))
+            .collect();
+        assert_eq!(offsets, [(0, 1, 12), (1, 1, 0)]);
+        let LogPayload::Decoded(MetadataRecordBody::FeatureLevelRecord(f)) =
+            &read.records[0].payload
+        else {
+            panic!("{:?}", read.records[0]);
+        };
+        assert_eq!((f.name.as_str(), f.feature_level), ("metadata.version", 30));
+        let LogPayload::Decoded(MetadataRecordBody::RegisterBrokerRecord(b)) =
+            &read.records[1].payload
+        else {
+            panic!("{:?}", read.records[1]);
+        };
+        assert_eq!(b.broker_id, 100);
+        server.shutdown().await;
+    }
+
+    fn kipcheck(args: &[&str]) -> std::process::Output {
+        std::process::Command::new(env!("CARGO_BIN_EXE_kipcheck"))
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    #[test]
+    fn the_printed_manifest_parses_and_binds() {
+        let out = kipcheck(&[
+            "serve",
+            "--role",
+            "controller",
+            "--metadata-version",
+            "35",
+            "--cluster-id",
+            "MkU3OEVBNTcwNTJENDM2Qg",
+            "--print-manifest",
+        ]);
+        assert!(out.status.success(), "{out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let m = parse_manifest(&text, Path::new("printed.yaml")).unwrap();
+        assert_eq!(m.metadata_version.finalized, 35);
+        assert_eq!(m.static_config_persistence_level, Some(35));
+        assert_eq!(m.cluster_id.as_deref(), Some("MkU3OEVBNTcwNTJENDM2Qg"));
+        // An MV validator at 20 above the scenario's level 10 binds to one above 35.
+        let s = scenario("kip1294/k1294-audit-fixed-then-upgrade.yaml");
+        assert!(
+            bind(&s, Some(&m)).is_err(),
+            "UpdateFeatures is not bound yet"
+        );
+        let s = scenario("kip1294/k1294-floor-between-levels.yaml");
+        let bound = bind(&s, Some(&m)).unwrap().unwrap();
+        let c = bound.file.setup.controller.unwrap();
+        assert_eq!(c.metadata_version, 35);
+        let levels: Vec<(String, i16)> = c
+            .mv_validators
+            .iter()
+            .map(|v| (v.key.clone(), v.level))
+            .collect();
+        assert_eq!(
+            levels,
+            [
+                ("log.segment.bytes".into(), 30),
+                ("log.segment.bytes".into(), 45)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_broker_fault_is_refused_with_exit_2() {
+        let out = kipcheck(&["serve", "--role", "controller", "--fault", "no-size-check"]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(
+            err,
+            "kipcheck: --fault no-size-check is not a controller fault (Broker: no \
+             `client.config.max.bytes` check at all.)\n"
+        );
+    }
+}

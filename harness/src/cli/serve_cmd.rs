@@ -1,6 +1,8 @@
 //! `kipcheck serve`: runs the emulated broker ([`kipcheck::serve::Server`]) on a TCP port
 //! until killed, optionally set up and scripted by a scenario and recording every frame as
-//! JSON lines. Argument handling only; the server lives in the library.
+//! JSON lines; with `--role controller` the reference KRaft controller instead
+//! (`--print-manifest` prints the target manifest that describes it and exits). Argument
+//! handling only; the server lives in the library.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -9,9 +11,24 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use super::selection::{load_all, SuiteArgs};
+use super::EXIT_USAGE;
 use anyhow::{anyhow, Context};
-use clap::Args;
-use kipcheck::serve::{ServeOptions, ServeScript, Server};
+use clap::{Args, ValueEnum};
+use kipcheck::model::{Fault, SpecProfile};
+use kipcheck::serve::{
+    is_controller_fault, render_manifest, served_manifest, ControllerOptions, ManifestFacts,
+    ServeOptions, ServeScript, Server,
+};
+
+/// What `kipcheck serve` is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+enum ServeRole {
+    /// The emulated broker (ApiVersions, Metadata, PushConfig).
+    #[default]
+    Broker,
+    /// The reference KRaft controller, its metadata log served over Fetch.
+    Controller,
+}
 
 /// `kipcheck serve` arguments.
 #[derive(Debug, Args)]
@@ -52,11 +69,132 @@ pub(super) struct ServeArgs {
     /// across threads: the least CPU per handshake); more spread them over that many.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
     threads: u16,
+    /// `broker` (default) or `controller`: the reference KRaft controller.
+    #[arg(long, value_enum, default_value_t = ServeRole::Broker)]
+    role: ServeRole,
+    /// Controller: the bootstrap metadata.version level (1-50).
+    #[arg(long, default_value_t = kipcheck::serve::definitions::DEFAULT_METADATA_VERSION)]
+    metadata_version: i16,
+    /// Controller: serve a built-in faulty controller (a `--target mutant:NAME` controller
+    /// fault) instead of the reference.
+    #[arg(long, value_name = "NAME")]
+    fault: Option<String>,
+    /// Controller: the cluster id it was formatted with.
+    #[arg(long, default_value = kipcheck::model::controller::describe::CLUSTER_ID)]
+    cluster_id: String,
+    /// Its node id (the controller's `node.id`; the broker's in Metadata).
+    #[arg(long, default_value_t = 1)]
+    node_id: i32,
+    /// Controller: print the target manifest describing it (for `--target-manifest`) and exit.
+    #[arg(long)]
+    print_manifest: bool,
+    /// The spec profile (YAML) whose readings it follows (default: the built-in one).
+    #[arg(long)]
+    profile: Option<PathBuf>,
+}
+
+/// The controller setup, or the exit code of a usage error (printed).
+fn controller_options(a: &ServeArgs) -> Result<ControllerOptions, ExitCode> {
+    let usage = |msg: String| {
+        eprintln!("kipcheck: {msg}");
+        ExitCode::from(EXIT_USAGE)
+    };
+    let fault = match a.fault.as_deref() {
+        None => None,
+        Some(name) => match Fault::from_name(name) {
+            Some(f) if is_controller_fault(f) => Some(f),
+            Some(f) => {
+                return Err(usage(format!(
+                    "--fault {name} is not a controller fault ({})",
+                    f.bug()
+                )))
+            }
+            None => {
+                let names: Vec<&str> = Fault::ALL
+                    .iter()
+                    .filter(|f| is_controller_fault(**f))
+                    .map(|f| f.name())
+                    .collect();
+                return Err(usage(format!(
+                    "unknown controller fault {name:?} (available: {})",
+                    names.join(", ")
+                )));
+            }
+        },
+    };
+    let range = kipcheck::serve::controller::MIN_METADATA_VERSION
+        ..=kipcheck::serve::controller::MAX_METADATA_VERSION;
+    if !range.contains(&a.metadata_version) {
+        return Err(usage(format!(
+            "--metadata-version {} is outside the supported range {}..={}",
+            a.metadata_version,
+            range.start(),
+            range.end()
+        )));
+    }
+    Ok(ControllerOptions {
+        metadata_version: a.metadata_version,
+        fault,
+        cluster_id: a.cluster_id.clone(),
+        ..ControllerOptions::default()
+    })
 }
 
 /// Runs `kipcheck serve`.
 pub(super) fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
+    let controller_only = [
+        (a.fault.is_some(), "--fault"),
+        (a.print_manifest, "--print-manifest"),
+    ];
+    if a.role == ServeRole::Broker {
+        if let Some((_, flag)) = controller_only.iter().find(|(set, _)| *set) {
+            eprintln!("kipcheck: {flag} needs --role controller");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+    }
+    if a.role == ServeRole::Controller && a.scenario.is_some() {
+        eprintln!("kipcheck: --scenario sets up the broker; it needs --role broker");
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    let profile = match &a.profile {
+        Some(p) => {
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            SpecProfile::from_yaml(&text).with_context(|| format!("profile {}", p.display()))?
+        }
+        None => SpecProfile::default(),
+    };
+    let controller = match a.role {
+        ServeRole::Broker => None,
+        ServeRole::Controller => match controller_options(&a) {
+            Ok(c) => Some(c),
+            Err(code) => return Ok(code),
+        },
+    };
+    if let (true, Some(c)) = (a.print_manifest, &controller) {
+        let software = match c.fault {
+            Some(f) => format!(
+                "kipcheck {} reference controller, fault {f}",
+                env!("CARGO_PKG_VERSION")
+            ),
+            None => format!(
+                "kipcheck {} reference controller",
+                env!("CARGO_PKG_VERSION")
+            ),
+        };
+        let facts = ManifestFacts {
+            software,
+            finalized: c.metadata_version,
+            persistence_level: profile.static_config_persistence_level,
+            cluster_id: c.cluster_id.clone(),
+        };
+        print!("{}", render_manifest(&served_manifest(&c.defs, &facts)));
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut opts = ServeOptions {
+        profile,
+        node_id: a.node_id,
+        controller,
         advertised_host: a.advertised_host.clone(),
         idle_timeout: Duration::from_millis(a.idle_timeout_ms),
         max_connections: a.max_connections,

@@ -1,6 +1,8 @@
 //! The `kipcheck serve` server: a Kafka-protocol broker on a TCP socket that answers
 //! ApiVersions, Metadata (itself as the only broker, a fixed topic list) and PushConfig (the
-//! reference [`BrokerModel`] or the script), records every frame, and survives hostile peers:
+//! reference [`BrokerModel`] or the script), or with [`ServeOptions::controller`] the reference
+//! KRaft controller ([`super::controller`]); either way one accept loop and one frame reader,
+//! it records every frame, and survives hostile peers:
 //! bad sizes, truncated frames, garbage, unknown APIs, idle clients and connection floods
 //! each end one connection, cleanly, and nothing else.
 //!
@@ -18,6 +20,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
+use super::controller::{Answer, ControllerOptions, ServedController};
 use super::record::{Direction, FrameRecord, Recorder};
 use super::script::{PushReply, ScriptStep, ServeScript};
 use crate::codec::{
@@ -55,6 +58,8 @@ pub struct ServeOptions {
     pub max_frame_bytes: usize,
     /// Keep records in memory ([`Server::recorder`]); off for load tests.
     pub keep_records: bool,
+    /// Serve the reference KRaft controller instead of the broker (`--role controller`).
+    pub controller: Option<ControllerOptions>,
 }
 
 impl Default for ServeOptions {
@@ -70,6 +75,7 @@ impl Default for ServeOptions {
             max_connections: 20_000,
             max_frame_bytes: 1 << 20,
             keep_records: true,
+            controller: None,
         }
     }
 }
@@ -88,11 +94,15 @@ pub enum ServeError {
     /// The broker setup is invalid.
     #[error("broker setup: {0}")]
     Setup(String),
+    /// The controller setup is invalid.
+    #[error("controller setup: {0}")]
+    Controller(#[from] super::controller::ControllerSetupError),
 }
 
 struct Shared {
     numbers: ProvisionalNumbers,
     broker: Mutex<BrokerModel>,
+    controller: Option<ServedController>,
     script: Mutex<std::collections::VecDeque<ScriptStep>>,
     opts: ServeOptions,
     host: String,
@@ -168,10 +178,15 @@ impl Server {
         let settings = opts.script.broker.settings(opts.node_id);
         let broker = BrokerModel::new(settings, &opts.profile)
             .map_err(|e| ServeError::Setup(e.to_string()))?;
+        let controller = match &opts.controller {
+            Some(c) => Some(ServedController::new(c, &opts.profile, opts.node_id)?),
+            None => None,
+        };
         let recorder = Recorder::new(opts.keep_records, sink);
         let shared = Arc::new(Shared {
             numbers: opts.profile.provisional,
             broker: Mutex::new(broker),
+            controller,
             script: Mutex::new(opts.script.steps.clone()),
             host: opts
                 .advertised_host
@@ -336,6 +351,13 @@ fn close_reason(e: &NetError) -> String {
 /// Answers one request frame (size prefix included): Metadata in place (the emulated node,
 /// [`crate::model::emulated`]), everything else from the script or the [`BrokerModel`].
 fn handle(shared: &Shared, frame: &[u8]) -> Action {
+    if let Some(c) = &shared.controller {
+        let now = Millis(shared.now_ms());
+        return match c.handle(now, frame, (&shared.host, shared.port)) {
+            Answer::Frame(frame) => Action::Reply { delay_ms: 0, frame },
+            Answer::Close(reason) => Action::Close(reason),
+        };
+    }
     let req = match read_request(frame, &shared.numbers) {
         Ok(r) => r,
         Err(e) => return Action::Close(e.to_string()),

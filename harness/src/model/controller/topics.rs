@@ -5,16 +5,20 @@
 //! Alters and describes of a TOPIC resource that does not exist are answered
 //! UNKNOWN_TOPIC_OR_PARTITION per resource (see `alter_configs.rs`, `describe.rs`).
 //!
+//! DeleteTopics writes a `RemoveTopicRecord` (the topic's configs go with it); the reference
+//! adapter never routes it, `kipcheck serve --role controller` serves it (a live session
+//! prepares its topics with it).
+//!
 //! Not modelled: partitions (no `PartitionRecord`: nothing in the suite reads them), manual
-//! assignments, topic deletion through the model (the log still replays a
-//! `RemoveTopicRecord`), name collisions between `.` and `_`.
+//! assignments, name collisions between `.` and `_`.
 
 use super::ControllerModel;
 use crate::codec::create_topics_request::CreatableTopic;
 use crate::codec::create_topics_response::{CreatableTopicConfigs, CreatableTopicResult};
+use crate::codec::delete_topics_response::DeletableTopicResult;
 use crate::codec::{
-    CreateTopicsRequest, CreateTopicsResponse, ErrorCode, Message, MetadataRecordBody, TopicRecord,
-    Uuid,
+    CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse,
+    ErrorCode, Message, MetadataRecordBody, RemoveTopicRecord, TopicRecord, Uuid,
 };
 use crate::model::server_config::resource_type;
 use crate::model::time::Millis;
@@ -249,6 +253,79 @@ impl ControllerModel {
     }
 }
 
+impl ControllerModel {
+    /// DeleteTopics, per topic in request order (names before v6, names or ids from v6): an
+    /// existing topic gets a `RemoveTopicRecord`; an unknown name is
+    /// UNKNOWN_TOPIC_OR_PARTITION, an unknown id UNKNOWN_TOPIC_ID.
+    pub fn handle_delete_topics(
+        &mut self,
+        now: Millis,
+        version: i16,
+        req: &DeleteTopicsRequest,
+    ) -> DeleteTopicsResponse {
+        let named = req
+            .topic_names
+            .iter()
+            .flatten()
+            .map(|n| (Some(n.to_string()), Uuid::ZERO));
+        let states = req
+            .topics
+            .iter()
+            .flatten()
+            .map(|t| (t.name.as_ref().map(|n| n.to_string()), t.topic_id));
+        let mut responses = Vec::new();
+        for (name, id) in named.chain(states) {
+            let found = match &name {
+                Some(n) => self.topics.get(n).map(|i| (n.clone(), *i)),
+                None => self
+                    .topics
+                    .iter()
+                    .find(|(_, i)| **i == id)
+                    .map(|(n, i)| (n.clone(), *i)),
+            };
+            let result = match found {
+                Some((n, topic_id)) => {
+                    self.append(
+                        now,
+                        0,
+                        MetadataRecordBody::RemoveTopicRecord(RemoveTopicRecord {
+                            topic_id,
+                            ..Default::default()
+                        }),
+                    );
+                    DeletableTopicResult {
+                        name: Some(n.into()),
+                        topic_id: Some(topic_id),
+                        ..Default::default()
+                    }
+                }
+                None => {
+                    let (code, message) = match &name {
+                        Some(n) => unknown_topic(n),
+                        None => (
+                            ErrorCode::UNKNOWN_TOPIC_ID,
+                            format!("Unknown topic id {id:?}"),
+                        ),
+                    };
+                    DeletableTopicResult {
+                        name: name.map(Into::into),
+                        topic_id: Some(id),
+                        error_code: code.0,
+                        error_message: Some(Some(message.into())),
+                        ..Default::default()
+                    }
+                }
+            };
+            responses.push(result);
+        }
+        DeleteTopicsResponse {
+            responses,
+            ..Default::default()
+        }
+        .project(version)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,5 +342,57 @@ mod tests {
             );
         }
         assert_eq!(validate_name(&"x".repeat(249)), Ok(()));
+    }
+
+    #[test]
+    fn delete_topics_removes_an_existing_topic_and_names_unknown_ones() {
+        use crate::codec::delete_topics_request::DeleteTopicState;
+        use crate::model::{ServerConfigDefs, SpecProfile};
+        let mut c = ControllerModel::new(
+            &SpecProfile::default(),
+            ServerConfigDefs::default(),
+            20,
+            Millis::ZERO,
+        )
+        .with_topics(Millis::ZERO, &["orders".to_string()]);
+        let id = c.topics()["orders"];
+        let req = DeleteTopicsRequest {
+            topics: Some(vec![
+                DeleteTopicState {
+                    name: Some("orders".into()),
+                    ..Default::default()
+                },
+                DeleteTopicState {
+                    name: Some("nope".into()),
+                    ..Default::default()
+                },
+                DeleteTopicState {
+                    name: None,
+                    topic_id: Uuid([9; 16]),
+                    ..Default::default()
+                },
+            ]),
+            ..Default::default()
+        };
+        let r = c.handle_delete_topics(Millis(1), 6, &req);
+        let codes: Vec<i16> = r.responses.iter().map(|t| t.error_code).collect();
+        assert_eq!(
+            codes,
+            [
+                0,
+                ErrorCode::UNKNOWN_TOPIC_OR_PARTITION.0,
+                ErrorCode::UNKNOWN_TOPIC_ID.0
+            ]
+        );
+        assert_eq!(r.responses[0].topic_id, Some(id));
+        assert!(!c.topic_exists("orders"));
+        let last = &c.metadata_log().last().unwrap().body;
+        assert_eq!(
+            last,
+            &MetadataRecordBody::RemoveTopicRecord(RemoveTopicRecord {
+                topic_id: id,
+                ..Default::default()
+            })
+        );
     }
 }

@@ -1,0 +1,151 @@
+//! The config definitions `kipcheck serve --role controller` validates with: the model's
+//! default definitions (a subset of Kafka 4.x's real broker and topic configs) plus KIP-1294
+//! MV validators on configs of every shape the controller scenarios inject (broker and topic;
+//! INT, SHORT, LONG, DOUBLE, STRING, LIST; with and without a static validator; MV levels only
+//! above the served level, or at two levels below it and two above), so that binding
+//! (`adapter::binding`) finds a real config for as many scenarios as it can. Kafka has no MV
+//! validators yet: these are made up, at levels chosen so that every served level from
+//! [`LOW_LEVELS`]`.1` (30) to below [`HIGH_LEVELS`]`.0` (45) has the same layout: two levels at
+//! or below it, two above (at 30 the floor is exact, which a `<`-for-`<=` bug gets wrong).
+//! Data only; the manifest that declares them is generated from them ([`super::manifest`]),
+//! never written by hand.
+
+use crate::model::config_def::ConfigType;
+use crate::model::{ServerConfigDefs, ServerConfigKey, Validator};
+
+/// The default bootstrap level: the profile's default KIP-1326 persistence level, so a
+/// default served controller persists StaticConfigs.
+pub const DEFAULT_METADATA_VERSION: i16 = 35;
+
+/// The two MV validator levels below every useful served level.
+pub const LOW_LEVELS: (i16, i16) = (10, 30);
+/// The two MV validator levels above every useful served level.
+pub const HIGH_LEVELS: (i16, i16) = (45, 50);
+
+fn at_least(n: f64) -> Validator {
+    Validator::AtLeast(n)
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// Sets `key`'s MV validators (level → validator).
+fn mv(key: &mut ServerConfigKey, levels: Vec<(i16, Validator)>) {
+    key.mv_validators.0 = levels.into_iter().collect();
+}
+
+/// The served definitions. Layouts (L = [`LOW_LEVELS`], H = [`HIGH_LEVELS`]):
+///
+/// | resource | config | type | static | MV levels |
+/// |---|---|---|---|---|
+/// | broker | `log.segment.bytes` | INT | yes | L + H |
+/// | broker | `message.max.bytes` | INT | yes | H |
+/// | broker | `num.io.threads`, `num.network.threads`, ... | INT | yes | none |
+/// | broker | `offsets.topic.replication.factor` | SHORT | yes | L.1 + H.0 |
+/// | broker | `log.dirs` | STRING | no | L.1 |
+/// | broker | `log.cleaner.io.max.bytes.per.second` | DOUBLE | no | L.1 |
+/// | topic | `segment.bytes` | INT | yes | L + H |
+/// | topic | `max.message.bytes` | INT | yes | H |
+/// | topic | `retention.ms` | LONG | yes | L + H |
+/// | topic | `compression.type` | STRING | yes | L + H |
+/// | topic | `cleanup.policy` | LIST | yes | L.1 + H.0 |
+pub fn served_definitions() -> ServerConfigDefs {
+    let (l1, l2) = LOW_LEVELS;
+    let (h1, h2) = HIGH_LEVELS;
+    let mut d = ServerConfigDefs::default();
+    let b = &mut d.broker;
+    if let Some(k) = b.get_mut("log.segment.bytes") {
+        mv(
+            k,
+            vec![
+                (l1, at_least(2_097_152.0)),
+                (l2, at_least(4_194_304.0)),
+                (h1, at_least(8_388_608.0)),
+                (h2, at_least(16_777_216.0)),
+            ],
+        );
+    }
+    if let Some(k) = b.get_mut("message.max.bytes") {
+        mv(k, vec![(h1, at_least(1024.0)), (h2, at_least(2048.0))]);
+    }
+    if let Some(k) = b.get_mut("log.dirs") {
+        mv(k, vec![(l2, Validator::NonEmptyString)]);
+    }
+    let mut rf = ServerConfigKey::new(ConfigType::Short, Some("3"), Some(at_least(1.0)));
+    mv(&mut rf, vec![(l2, at_least(2.0)), (h1, at_least(3.0))]);
+    b.insert("offsets.topic.replication.factor".into(), rf);
+    let mut io = ServerConfigKey::new(ConfigType::Double, Some("1.7976931348623157E308"), None);
+    mv(&mut io, vec![(l2, at_least(0.0))]);
+    b.insert("log.cleaner.io.max.bytes.per.second".into(), io);
+    let t = &mut d.topic;
+    if let Some(k) = t.get_mut("segment.bytes") {
+        mv(
+            k,
+            vec![
+                (l1, at_least(1_048_576.0)),
+                (l2, at_least(2_097_152.0)),
+                (h1, at_least(4_194_304.0)),
+                (h2, at_least(8_388_608.0)),
+            ],
+        );
+    }
+    if let Some(k) = t.get_mut("max.message.bytes") {
+        mv(k, vec![(h1, at_least(1024.0)), (h2, at_least(2048.0))]);
+    }
+    if let Some(k) = t.get_mut("retention.ms") {
+        mv(
+            k,
+            vec![
+                (l1, at_least(60_000.0)),
+                (l2, at_least(3_600_000.0)),
+                (h1, at_least(86_400_000.0)),
+                (h2, at_least(604_800_000.0)),
+            ],
+        );
+    }
+    if let Some(k) = t.get_mut("compression.type") {
+        let vs = |v: &[&str]| Validator::ValidString(strings(v));
+        mv(
+            k,
+            vec![
+                (l1, vs(&["zstd", "lz4", "snappy", "gzip", "producer"])),
+                (l2, vs(&["zstd", "lz4", "producer"])),
+                (h1, vs(&["zstd", "lz4"])),
+                (h2, vs(&["zstd"])),
+            ],
+        );
+    }
+    if let Some(k) = t.get_mut("cleanup.policy") {
+        let list = |v: &[&str]| Validator::ValidList {
+            valid: strings(v),
+            allow_empty: false,
+        };
+        mv(
+            k,
+            vec![(l2, list(&["delete", "compact"])), (h1, list(&["delete"]))],
+        );
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_layouts_are_as_documented() {
+        let d = served_definitions();
+        let levels = |k: &ServerConfigKey| k.mv_validators.0.keys().copied().collect::<Vec<_>>();
+        assert_eq!(levels(&d.broker["log.segment.bytes"]), [10, 30, 45, 50]);
+        assert_eq!(levels(&d.broker["message.max.bytes"]), [45, 50]);
+        assert_eq!(levels(&d.broker["num.io.threads"]), Vec::<i16>::new());
+        assert_eq!(levels(&d.topic["segment.bytes"]), [10, 30, 45, 50]);
+        assert_eq!(levels(&d.topic["cleanup.policy"]), [30, 45]);
+        assert_eq!(d.broker["log.dirs"].validator, None);
+        assert_eq!(
+            d.broker["offsets.topic.replication.factor"].ty,
+            ConfigType::Short
+        );
+    }
+}

@@ -1,0 +1,299 @@
+//! `kipcheck serve --role controller --print-manifest`: the target manifest
+//! (docs/live-targets.md) that truthfully describes the served controller, generated from the
+//! definitions it validates with, so it cannot drift from them. Each value pair is found by
+//! trying candidate values (each validator's boundaries and allowed values, the default, a
+//! few fallbacks) against the real validators: a `violating` value is one the validator
+//! refuses while the static validator and every lower level's accept it, a `compliant` value
+//! one every validator up to that level accepts. Pure: definitions in, text out.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::adapter::manifest::{
+    ManifestConfig, ManifestResource, MvLevels, TargetManifest, ValuePair,
+};
+use crate::model::config_def::{java_double_to_string, ConfigType, ConfigValue};
+use crate::model::{ReportPolicy, ServerConfigDefs, ServerConfigKey, Validator};
+
+use super::controller::{MAX_METADATA_VERSION, MIN_METADATA_VERSION};
+
+/// What the manifest says besides the configs.
+#[derive(Clone, Debug)]
+pub struct ManifestFacts {
+    /// `software`.
+    pub software: String,
+    /// The finalized (bootstrap) level.
+    pub finalized: i16,
+    /// The profile's KIP-1326 persistence level.
+    pub persistence_level: i16,
+    /// The cluster id.
+    pub cluster_id: String,
+}
+
+/// The manifest of a controller serving `defs`. A name both resources define is declared
+/// once, as its topic config (a manifest's configs are keyed by name).
+pub fn served_manifest(defs: &ServerConfigDefs, facts: &ManifestFacts) -> TargetManifest {
+    let mut configs = BTreeMap::new();
+    for (resource, map) in [
+        (ManifestResource::Broker, &defs.broker),
+        (ManifestResource::Topic, &defs.topic),
+    ] {
+        for (name, key) in map {
+            configs.insert(name.clone(), config(name, key, resource));
+        }
+    }
+    let persistence = Some(facts.persistence_level)
+        .filter(|l| (MIN_METADATA_VERSION..=MAX_METADATA_VERSION).contains(l));
+    TargetManifest {
+        software: facts.software.clone(),
+        metadata_version: MvLevels {
+            min: MIN_METADATA_VERSION,
+            max: MAX_METADATA_VERSION,
+            finalized: facts.finalized,
+        },
+        static_config_persistence_level: persistence,
+        cluster_id: Some(facts.cluster_id.clone()),
+        configs,
+    }
+}
+
+fn config(name: &str, key: &ServerConfigKey, resource: ManifestResource) -> ManifestConfig {
+    let cands = candidates(key);
+    let accepts = |v: &Validator, c: &ConfigValue| v.ensure_valid(name, c).is_ok();
+    let passes_static = |c: &ConfigValue| key.validator.as_ref().is_none_or(|v| accepts(v, c));
+    let levels: Vec<(i16, &Validator)> = key.mv_validators.0.iter().map(|(l, v)| (*l, v)).collect();
+    let all_mv = |c: &ConfigValue| levels.iter().all(|(_, v)| accepts(v, c));
+    let static_validator = key.validator.as_ref().and_then(|v| {
+        // Numbers ascend: the largest refused is the boundary. Words: the first refused.
+        let refused = |(_, c): &&(String, ConfigValue)| !accepts(v, c);
+        let violating = if numeric(key.ty) {
+            cands.iter().rev().find(refused)?
+        } else {
+            cands.iter().find(refused)?
+        };
+        let compliant = cands
+            .iter()
+            .find(|(_, c)| accepts(v, c) && all_mv(c))
+            .or_else(|| cands.iter().find(|(_, c)| accepts(v, c)))?;
+        Some(pair(&violating.0, &compliant.0))
+    });
+    let mut mv_validators = BTreeMap::new();
+    for (i, (level, v)) in levels.iter().enumerate() {
+        let lower = &levels[..i];
+        let below_ok =
+            |c: &ConfigValue| passes_static(c) && lower.iter().all(|(_, w)| accepts(w, c));
+        let violating = cands
+            .iter()
+            .rev()
+            .find(|(_, c)| below_ok(c) && !accepts(v, c));
+        let compliant = cands.iter().find(|(_, c)| below_ok(c) && accepts(v, c));
+        if let (Some(bad), Some(good)) = (violating, compliant) {
+            mv_validators.insert(*level, pair(&bad.0, &good.0));
+        }
+    }
+    ManifestConfig {
+        resource,
+        ty: key.ty,
+        static_validator,
+        mv_validators,
+        report_policy: key.report_policy,
+        default: key.default.clone(),
+    }
+}
+
+fn pair(violating: &str, compliant: &str) -> ValuePair {
+    ValuePair {
+        violating: violating.to_owned(),
+        compliant: compliant.to_owned(),
+    }
+}
+
+/// Candidate values for `key` that parse as its type, with their parsed form: numbers
+/// ascending (so the largest refused and the smallest accepted are the boundaries), other
+/// types in a fixed order (longest lists first).
+fn candidates(key: &ServerConfigKey) -> Vec<(String, ConfigValue)> {
+    let validators: Vec<&Validator> = key
+        .validator
+        .iter()
+        .chain(key.mv_validators.0.values())
+        .collect();
+    let mut texts: Vec<String> = Vec::new();
+    if numeric(key.ty) {
+        let mut nums: Vec<f64> = vec![-1.0, 0.0, 1.0];
+        for v in &validators {
+            let bounds: &[f64] = match v {
+                Validator::AtLeast(a) => &[*a][..],
+                Validator::Between(a, b) => &[*a, *b][..],
+                _ => &[],
+            };
+            for b in bounds {
+                nums.extend([b - 1.0, *b, b + 1.0]);
+            }
+        }
+        nums.sort_by(f64::total_cmp);
+        nums.dedup();
+        for n in nums {
+            texts.push(match key.ty {
+                ConfigType::Double => java_double_to_string(n),
+                _ => format!("{}", n as i64),
+            });
+        }
+    } else {
+        let mut words: Vec<String> = key.default.iter().cloned().collect();
+        for v in &validators {
+            match v {
+                Validator::ValidString(w) | Validator::CaseInsensitiveValidString(w) => {
+                    words.extend(w.iter().cloned())
+                }
+                Validator::ValidList { valid, .. } => {
+                    let defaults = key.default.iter().flat_map(|d| d.split(','));
+                    let mut all: Vec<String> = Vec::new();
+                    for w in defaults
+                        .map(str::trim)
+                        .map(String::from)
+                        .chain(valid.iter().cloned())
+                    {
+                        if !w.is_empty() && !all.contains(&w) {
+                            all.push(w);
+                        }
+                    }
+                    words.push(all.join(","));
+                    words.extend(valid.iter().cloned());
+                }
+                _ => {}
+            }
+        }
+        if key.ty == ConfigType::List {
+            words.sort_by_key(|w| std::cmp::Reverse(w.matches(',').count()));
+        }
+        words.extend(["bogus", "/tmp/kafka-logs", "true", "false", ""].map(String::from));
+        let mut seen = std::collections::BTreeSet::new();
+        texts = words
+            .into_iter()
+            .filter(|w| seen.insert(w.clone()))
+            .collect();
+    }
+    texts
+        .into_iter()
+        .filter_map(|t| ConfigValue::parse(key.ty, &t).ok().map(|c| (t, c)))
+        .collect()
+}
+
+fn numeric(ty: ConfigType) -> bool {
+    matches!(
+        ty,
+        ConfigType::Int | ConfigType::Short | ConfigType::Long | ConfigType::Double
+    )
+}
+
+/// The manifest as YAML, in the layout docs/live-targets.md shows (values double-quoted).
+pub fn render_manifest(m: &TargetManifest) -> String {
+    let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let pair = |p: &ValuePair| {
+        format!(
+            "{{ violating: {}, compliant: {} }}",
+            q(&p.violating),
+            q(&p.compliant)
+        )
+    };
+    let mut out = String::new();
+    let _ = writeln!(out, "software: {}", q(&m.software));
+    let mv = m.metadata_version;
+    let _ = writeln!(
+        out,
+        "metadata_version: {{ min: {}, max: {}, finalized: {} }}",
+        mv.min, mv.max, mv.finalized
+    );
+    if let Some(l) = m.static_config_persistence_level {
+        let _ = writeln!(out, "static_config_persistence_level: {l}");
+    }
+    if let Some(id) = &m.cluster_id {
+        let _ = writeln!(out, "cluster_id: {}", q(id));
+    }
+    out.push_str("configs:\n");
+    for (name, c) in &m.configs {
+        let _ = writeln!(out, "  {}:", q(name));
+        let resource = match c.resource {
+            ManifestResource::Broker => "broker",
+            ManifestResource::Topic => "topic",
+        };
+        let _ = writeln!(out, "    resource: {resource}");
+        let _ = writeln!(out, "    type: {}", type_name(c.ty));
+        if let Some(d) = &c.default {
+            let _ = writeln!(out, "    default: {}", q(d));
+        }
+        if let Some(p) = &c.static_validator {
+            let _ = writeln!(out, "    static_validator: {}", pair(p));
+        }
+        if !c.mv_validators.is_empty() {
+            out.push_str("    mv_validators:\n");
+            for (l, p) in &c.mv_validators {
+                let _ = writeln!(out, "      {l}: {}", pair(p));
+            }
+        }
+        if c.report_policy == ReportPolicy::Never {
+            out.push_str("    report_policy: NEVER\n");
+        }
+    }
+    out
+}
+
+fn type_name(ty: ConfigType) -> String {
+    serde_json::to_value(ty)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::adapter::manifest::parse_manifest;
+    use crate::serve::definitions::served_definitions;
+
+    fn facts() -> ManifestFacts {
+        ManifestFacts {
+            software: "kipcheck reference controller".into(),
+            finalized: 30,
+            persistence_level: 35,
+            cluster_id: "kipcheck-cluster".into(),
+        }
+    }
+
+    #[test]
+    fn every_validator_gets_its_pairs_and_the_text_parses_back() {
+        let defs = served_definitions();
+        let m = served_manifest(&defs, &facts());
+        for (name, c) in &m.configs {
+            let key = defs.topic.get(name).or(defs.broker.get(name)).unwrap();
+            assert_eq!(
+                c.static_validator.is_some(),
+                key.validator.is_some(),
+                "{name}"
+            );
+            assert_eq!(c.mv_validators.len(), key.mv_validators.0.len(), "{name}");
+        }
+        let text = render_manifest(&m);
+        let back = parse_manifest(&text, Path::new("served.yaml")).unwrap();
+        assert_eq!(back, m);
+    }
+
+    #[test]
+    fn pairs_are_the_boundaries() {
+        let m = served_manifest(&served_definitions(), &facts());
+        let lsb = &m.configs["log.segment.bytes"];
+        // The static pair's compliant value passes every MV validator too.
+        assert_eq!(lsb.static_validator, Some(pair("1048575", "16777216")));
+        assert_eq!(lsb.mv_validators[&10], pair("2097151", "2097152"));
+        assert_eq!(lsb.mv_validators[&50], pair("16777215", "16777216"));
+        let cp = &m.configs["cleanup.policy"];
+        assert_eq!(cp.mv_validators[&30], pair("", "delete,compact"));
+        assert_eq!(cp.mv_validators[&45], pair("compact", "delete"));
+        let ct = &m.configs["compression.type"];
+        assert_eq!(ct.resource, ManifestResource::Topic);
+        assert_eq!(ct.mv_validators[&10], pair("uncompressed", "producer"));
+        assert_eq!(m.configs["log.dirs"].mv_validators[&30].violating, "");
+    }
+}
