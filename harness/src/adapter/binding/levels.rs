@@ -38,17 +38,16 @@ pub(super) fn shape(
 }
 
 /// An increasing map of the scenario's levels onto `c`'s MV validator levels under which the
-/// same validators are in force: the scenario's floor at `mv` maps to `c`'s floor at
-/// `finalized`, levels above `mv` map above `finalized`. The first such map, if any.
+/// same validators are in force at every level the scenario runs at: for each `(s, r)` of
+/// `runs` (a scenario level and the real level bound to it), the scenario's floor at `s` maps
+/// to `c`'s floor at `r`, and each validator level is on the same side of `r` as it is of
+/// `s`. The first such map, if any.
 pub(super) fn map_levels(
     levels: &[i16],
-    mv: i16,
+    runs: &[(i16, i16)],
     c: &ManifestConfig,
-    finalized: i16,
 ) -> Option<Vec<i16>> {
     let real: Vec<i16> = c.mv_validators.keys().copied().collect();
-    let real_floor = real.iter().copied().filter(|l| *l <= finalized).max();
-    let floor = levels.iter().copied().filter(|l| *l <= mv).max();
     fn pick(
         levels: &[i16],
         real: &[i16],
@@ -72,12 +71,17 @@ pub(super) fn map_levels(
         false
     }
     let ok = |f: &[i16]| {
-        let sides = levels
-            .iter()
-            .zip(f)
-            .all(|(s, r)| (*s <= mv) == (*r <= finalized));
-        let bound_floor = floor.and_then(|fl| levels.iter().position(|l| *l == fl).map(|i| f[i]));
-        sides && bound_floor == real_floor
+        runs.iter().all(|&(mv, finalized)| {
+            let real_floor = real.iter().copied().filter(|l| *l <= finalized).max();
+            let floor = levels.iter().copied().filter(|l| *l <= mv).max();
+            let sides = levels
+                .iter()
+                .zip(f)
+                .all(|(s, r)| (*s <= mv) == (*r <= finalized));
+            let bound_floor =
+                floor.and_then(|fl| levels.iter().position(|l| *l == fl).map(|i| f[i]));
+            sides && bound_floor == real_floor
+        })
     };
     let mut chosen = Vec::new();
     pick(levels, &real, &mut chosen, &ok).then_some(chosen)

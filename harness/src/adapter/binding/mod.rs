@@ -29,6 +29,7 @@
 
 mod cluster_id;
 mod levels;
+mod moves;
 mod rewrite;
 mod values;
 
@@ -41,6 +42,7 @@ use crate::scenario::{validate, Capability, LoadError, Scenario, Step};
 
 pub use self::cluster_id::{bind_cluster_id, SCENARIO_CLUSTER_ID};
 use self::levels::{map_levels, shape};
+use self::moves::{level_candidates, moves, rewrite_levels};
 use self::rewrite::{rename, rewrite_values, used_as, KeyBinding};
 use self::values::{classify, real_use, substitute};
 
@@ -103,9 +105,22 @@ pub enum Unbound {
     /// The controller's cluster id is not known, so a BrokerRegistration cannot carry it.
     #[error("the scenario sends BrokerRegistration, but the controller's cluster id is unknown ({0}); the manifest's cluster_id declares it")]
     NoClusterId(String),
-    /// The scenario moves `metadata.version` itself.
+    /// The scenario moves `metadata.version` and no binding of its levels was found.
     #[error("the scenario changes metadata.version (UpdateFeatures); its levels are not bound to a live controller")]
     ChangesLevel,
+    /// The scenario changes a feature other than metadata.version, whose levels no manifest
+    /// declares.
+    #[error("the scenario changes {0} (UpdateFeatures); only metadata.version levels are bound to a live controller and restored after the scenario")]
+    OtherFeature(String),
+    /// The scenario's metadata.version changes cannot be bound to the levels the manifest
+    /// declares the controller can move between.
+    #[error("the manifest ({software}) {why}")]
+    Levels {
+        /// The manifest's `software`.
+        software: String,
+        /// Why, in words.
+        why: String,
+    },
     /// The scenario's level is on the other side of the KIP-1326 persistence level than the
     /// controller's.
     #[error("the scenario registers at metadata.version {level} ({side} the persistence level {profile_level}); {controller}")]
@@ -197,9 +212,82 @@ pub fn bind(
             });
         }
     }
+    let persistence =
+        sends("BrokerRegistration").then_some(scenario.profile.static_config_persistence_level);
+    let moves = moves(&scenario.file.steps)?;
+    let candidates = level_candidates(setup.metadata_version, &moves, m, persistence)?;
+    let mut first_error = None;
+    let mut found = None;
+    for runs in &candidates {
+        match bind_keys(scenario, injected.iter().copied(), m, runs) {
+            Ok(b) => {
+                found = Some((runs, b));
+                break;
+            }
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    let Some((runs, (bindings, level_map))) = found else {
+        return Err(first_error.unwrap_or(Unbound::ChangesLevel));
+    };
+    let mut file = scenario.file.clone();
+    let renamed: BTreeMap<String, String> = bindings
+        .iter()
+        .map(|b| (b.key.clone(), b.name.clone()))
+        .collect();
+    let run_map: BTreeMap<i16, i16> = runs.iter().copied().collect();
+    if !bindings.is_empty() || !moves.is_empty() {
+        for step in &mut file.steps {
+            let Ok(mut json) = serde_json::to_value(&step.value) else {
+                continue;
+            };
+            rewrite_values(&mut json, &bindings);
+            rename(&mut json, &renamed);
+            if !moves.is_empty() {
+                rewrite_levels(&mut json, &run_map);
+            }
+            if let Ok(s) = serde_json::from_value(json) {
+                step.value = s;
+            }
+        }
+    }
+    if let Some(c) = &mut file.setup.controller {
+        c.metadata_version = finalized;
+        for v in &mut c.mv_validators {
+            if let Some(l) = level_map.get(&(v.key.clone(), v.level)) {
+                v.level = *l;
+            }
+            if let Some(n) = renamed.get(&v.key) {
+                v.key = n.clone();
+            }
+        }
+        c.definitions = std::mem::take(&mut c.definitions)
+            .into_iter()
+            .map(|(k, d)| (renamed.get(&k).cloned().unwrap_or(k), d))
+            .collect();
+    }
+    validate(file, &scenario.path, &scenario.area)
+        .map(Some)
+        .map_err(|e| Unbound::Invalid(Box::new(e)))
+}
+
+/// Each injected key bound to a manifest config whose MV validator levels stand for the
+/// scenario's at every `(scenario, real)` level of `runs`: the bindings (real name, real
+/// values) and the real level of each scenario validator level.
+#[allow(clippy::type_complexity)]
+fn bind_keys<'a>(
+    scenario: &Scenario,
+    injected: impl Iterator<Item = &'a str>,
+    m: &TargetManifest,
+    runs: &[(i16, i16)],
+) -> Result<(Vec<KeyBinding>, BTreeMap<(String, i16), i16>), Unbound> {
+    let Some(setup) = &scenario.file.setup.controller else {
+        return Ok((Vec::new(), BTreeMap::new()));
+    };
     let mut defs = ServerConfigDefs::default();
     defs.broker.extend(setup.definitions.clone());
-    let mut file = scenario.file.clone();
     let mut taken: BTreeSet<&str> = BTreeSet::new();
     // Every key is bound against the scenario as written, then all of them are substituted at
     // once: a key bound to a real name that another injected key has is not renamed twice.
@@ -238,10 +326,7 @@ pub fn bind(
                     && c.report_policy == def.report_policy
                     && c.static_validator.is_some() == def.validator.is_some()
             })
-            .find_map(|(name, c)| {
-                map_levels(&scenario_levels, setup.metadata_version, c, finalized)
-                    .map(|f| (name, c, f))
-            });
+            .find_map(|(name, c)| map_levels(&scenario_levels, runs, c).map(|f| (name, c, f)));
         let Some((name, config, f)) = fit else {
             return Err(Unbound::NoConfig {
                 key: key.to_owned(),
@@ -281,44 +366,10 @@ pub fn bind(
             replace,
         });
     }
-    let renamed: BTreeMap<String, String> = bindings
-        .iter()
-        .map(|b| (b.key.clone(), b.name.clone()))
-        .collect();
-    if !bindings.is_empty() {
-        for step in &mut file.steps {
-            let Ok(mut json) = serde_json::to_value(&step.value) else {
-                continue;
-            };
-            rewrite_values(&mut json, &bindings);
-            rename(&mut json, &renamed);
-            if let Ok(s) = serde_json::from_value(json) {
-                step.value = s;
-            }
-        }
-    }
-    if sends("UpdateFeatures") {
-        return Err(Unbound::ChangesLevel);
-    }
-    if let Some(c) = &mut file.setup.controller {
-        c.metadata_version = finalized;
-        for v in &mut c.mv_validators {
-            if let Some(l) = level_map.get(&(v.key.clone(), v.level)) {
-                v.level = *l;
-            }
-            if let Some(n) = renamed.get(&v.key) {
-                v.key = n.clone();
-            }
-        }
-        c.definitions = std::mem::take(&mut c.definitions)
-            .into_iter()
-            .map(|(k, d)| (renamed.get(&k).cloned().unwrap_or(k), d))
-            .collect();
-    }
-    validate(file, &scenario.path, &scenario.area)
-        .map(Some)
-        .map_err(|e| Unbound::Invalid(Box::new(e)))
+    Ok((bindings, level_map))
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_moves;
