@@ -238,16 +238,16 @@ pub fn bind(
         .map(|b| (b.key.clone(), b.name.clone()))
         .collect();
     let run_map: BTreeMap<i16, i16> = runs.iter().copied().collect();
-    if !bindings.is_empty() || !moves.is_empty() {
+    // Levels are rewritten whenever the scenario's level matters (a read-back of the
+    // finalized level names the scenario's own).
+    if !bindings.is_empty() || needs_level {
         for step in &mut file.steps {
             let Ok(mut json) = serde_json::to_value(&step.value) else {
                 continue;
             };
             rewrite_values(&mut json, &bindings);
             rename(&mut json, &renamed);
-            if !moves.is_empty() {
-                rewrite_levels(&mut json, &run_map);
-            }
+            rewrite_levels(&mut json, &run_map);
             if let Ok(s) = serde_json::from_value(json) {
                 step.value = s;
             }
