@@ -88,7 +88,8 @@ impl ControllerModel {
     }
 
     /// UpdateFeatures. For metadata.version the KIP-1294 audit runs against the target level
-    /// (directions per profile); a failure is a top-level INVALID_CONFIG naming the configs.
+    /// (directions per profile); a failure is a top-level error naming the configs, its code
+    /// the profile's `audit_rejection` (INVALID_CONFIG by default).
     /// ValidateOnly checks and audits without writing.
     pub fn handle_update_features(
         &mut self,
@@ -97,7 +98,8 @@ impl ControllerModel {
         req: &UpdateFeaturesRequest,
     ) -> UpdateFeaturesResponse {
         let validate_only = req.validate_only.unwrap_or(false);
-        let fail = |this: &mut Self, code: ErrorCode, message: String| {
+        // `audit`: the KIP-1294 audit refused the change (its code is the profile's reading).
+        let fail = |this: &mut Self, code: ErrorCode, message: String, audit: bool| {
             this.log_event(
                 now,
                 Event::FeatureUpdateRejected {
@@ -105,7 +107,7 @@ impl ControllerModel {
                     message: message.clone(),
                 },
             );
-            if code == ErrorCode::INVALID_CONFIG && this.faults.has(Fault::AuditErrorPerFeature) {
+            if audit && this.faults.has(Fault::AuditErrorPerFeature) {
                 let result = UpdatableFeatureResult {
                     feature: METADATA_VERSION.into(),
                     error_code: code.0,
@@ -134,7 +136,8 @@ impl ControllerModel {
                     if let Some(message) =
                         self.mv_audit(now, current, u.max_version_level, validate_only)
                     {
-                        return fail(self, ErrorCode::INVALID_CONFIG, message);
+                        let code = self.profile.audit_rejection.code();
+                        return fail(self, code, message, true);
                     }
                 }
             }
@@ -146,6 +149,7 @@ impl ControllerModel {
                     self,
                     ErrorCode::INVALID_REQUEST,
                     format!("Duplicate feature {}", u.feature),
+                    false,
                 );
             }
             let current = self.features.get(u.feature.as_str()).copied().unwrap_or(0);
@@ -163,6 +167,7 @@ impl ControllerModel {
                             "Invalid update version {} for feature {}: downgrade not allowed",
                             u.max_version_level, u.feature
                         ),
+                        false,
                     );
                 }
             }
@@ -172,6 +177,7 @@ impl ControllerModel {
                         self,
                         ErrorCode::INVALID_UPDATE_VERSION,
                         format!("Invalid metadata.version {}", u.max_version_level),
+                        false,
                     );
                 }
                 let first = self.profile.update_features_precedence
@@ -180,7 +186,8 @@ impl ControllerModel {
                     if let Some(message) =
                         self.mv_audit(now, current, u.max_version_level, validate_only)
                     {
-                        return fail(self, ErrorCode::INVALID_CONFIG, message);
+                        let code = self.profile.audit_rejection.code();
+                        return fail(self, code, message, true);
                     }
                 }
             }
