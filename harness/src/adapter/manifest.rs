@@ -455,6 +455,20 @@ configs:
     }
 
     #[test]
+    fn the_documented_manifest_loads() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/live-targets.md");
+        let doc = std::fs::read_to_string(&path).unwrap();
+        let start = doc.find("```yaml\nsoftware:").unwrap() + "```yaml\n".len();
+        let end = start + doc[start..].find("```").unwrap();
+        let m = parse(&doc[start..end]).unwrap();
+        let moves = m.metadata_version.moves.unwrap();
+        assert_eq!(
+            (moves.levels, moves.downgrade),
+            (vec![30, 33], Downgrade::Safe)
+        );
+    }
+
+    #[test]
     fn the_shipped_kafka_manifest_loads() {
         let path =
             Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop/manifests/kafka-4.4.0.yaml");
