@@ -160,23 +160,37 @@ pub(super) fn level_candidates(
     let mut out = Vec::new();
     let mut chosen = Vec::new();
     pick(&runs, &real, level, finalized, &mut chosen, &mut out);
-    out.retain(|pairs: &Vec<(i16, i16)>| {
-        persistence.is_none()
-            || pairs
-                .iter()
-                .all(|(s, r)| side(*s, persistence) == side(*r, m.static_config_persistence_level))
-    });
+    let listed = |v: &[i16]| v.iter().map(i16::to_string).collect::<Vec<_>>().join(", ");
     if out.is_empty() {
-        let below = runs.iter().filter(|r| **r < level).count();
-        let above = runs.iter().filter(|r| **r > level).count();
-        let real_below = real.iter().filter(|r| **r < finalized).count();
-        let real_above = real.iter().filter(|r| **r > finalized).count();
+        let count = |v: &[i16], at: i16| {
+            (
+                v.iter().filter(|r| **r < at).count(),
+                v.iter().filter(|r| **r > at).count(),
+            )
+        };
+        let ((below, above), (real_below, real_above)) =
+            (count(&runs, level), count(&real, finalized));
         return Err(fail(format!(
-            "can move from its finalized level {finalized} to {real_below} level(s) below and {real_above} above (metadata_version.moves{}); the scenario runs at {below} level(s) below its metadata.version {level} and {above} above ({}){}",
-            if persistence.is_some() { ", on the same side of the persistence level" } else { "" },
-            runs.iter().map(i16::to_string).collect::<Vec<_>>().join(", "),
-            if persistence.is_some() { ", each on a side of the persistence level" } else { "" }
+            "can move from its finalized level {finalized} to {real_below} level(s) below and {real_above} above (metadata_version.moves); the scenario runs at {below} level(s) below its metadata.version {level} and {above} above ({})",
+            listed(&runs)
         )));
+    }
+    if let Some(p) = persistence {
+        out.retain(|pairs| {
+            pairs
+                .iter()
+                .all(|(s, r)| side(*s, Some(p)) == side(*r, m.static_config_persistence_level))
+        });
+        if out.is_empty() {
+            let controller = m
+                .static_config_persistence_level
+                .map_or("none".to_owned(), |l| l.to_string());
+            return Err(fail(format!(
+                "declares no levels that keep the scenario's levels ({}) on their side of the persistence level {p} (the controller's: {controller}; metadata_version.moves: {})",
+                listed(&runs),
+                listed(&real)
+            )));
+        }
     }
     Ok(out)
 }

@@ -251,3 +251,30 @@ fn what_the_manifest_cannot_move_to_is_unbound_with_the_reason() {
          bound to a live controller and restored after the scenario"
     );
 }
+
+#[test]
+fn a_scenario_that_registers_keeps_every_level_on_its_side_of_the_persistence_level() {
+    // UPGRADE with a registration first: 10 and 20 are both below the profile's level 35.
+    let registers = UPGRADE.replace(
+        "steps:\n",
+        "steps:\n  - send: { api: BrokerRegistration, version: 4, body: { BrokerId: 1, ClusterId: kipcheck-cluster, IncarnationId: AAAAAAAAAAAAAAAAAAAAAQ, Listeners: [], Features: [] } }\n  - expect_response: { body: { ErrorCode: NONE } }\n",
+    );
+    // The controller persists from 31: 20 cannot bind to 31, the only level above 30.
+    let m = MOVES.replace(
+        "configs:\n",
+        "static_config_persistence_level: 31\nconfigs:\n",
+    );
+    let e = bind(&scenario(&registers), Some(&manifest(&m))).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "the manifest (Example 9) declares no levels that keep the scenario's levels (10, 20) \
+         on their side of the persistence level 35 (the controller's: 31; \
+         metadata_version.moves: 25, 30, 31)"
+    );
+    // Persisting from 36 keeps both below: bound.
+    let m = MOVES.replace(
+        "configs:\n",
+        "static_config_persistence_level: 36\nconfigs:\n",
+    );
+    assert!(bind(&scenario(&registers), Some(&manifest(&m))).is_ok());
+}
