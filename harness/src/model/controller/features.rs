@@ -230,3 +230,66 @@ impl ControllerModel {
         .project(version)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::codec::update_features_request::FeatureUpdateKey;
+    use crate::codec::{ErrorCode, UpdateFeaturesRequest};
+    use crate::model::profile::{AuditRejection, SpecProfile};
+    use crate::model::server_config::resource_type::BROKER;
+    use crate::model::validators::Validator;
+    use crate::model::{ControllerModel, Millis, ServerConfigDefs};
+
+    fn update(level: i16) -> UpdateFeaturesRequest {
+        UpdateFeaturesRequest {
+            timeout_ms: 60000,
+            feature_updates: vec![FeatureUpdateKey {
+                feature: "metadata.version".into(),
+                max_version_level: level,
+                upgrade_type: Some(1),
+                ..Default::default()
+            }],
+            validate_only: Some(false),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_audit_refusal_code_is_the_audit_rejection_reading() {
+        let defs = ServerConfigDefs::default().with_mv_validator(
+            "log.segment.bytes",
+            40,
+            Validator::AtLeast(3.0 * 1048576.0),
+        );
+        for (reading, code) in [
+            (AuditRejection::InvalidConfig, ErrorCode::INVALID_CONFIG),
+            (
+                AuditRejection::InvalidUpdateVersion,
+                ErrorCode::INVALID_UPDATE_VERSION,
+            ),
+        ] {
+            let p = SpecProfile {
+                audit_rejection: reading,
+                ..SpecProfile::default()
+            };
+            let mut c = ControllerModel::new(&p, defs.clone(), 30, Millis(0));
+            // A dynamic 2 MiB, which level 40's atLeast 3 MiB refuses.
+            c.configs.insert(
+                (BROKER, "1".into()),
+                [("log.segment.bytes".to_owned(), "2097152".to_owned())].into(),
+            );
+            let r = c.handle_update_features(Millis(1), 1, &update(40));
+            assert_eq!(ErrorCode(r.error_code), code, "{reading:?}");
+            assert!(
+                r.error_message
+                    .as_deref()
+                    .is_some_and(|m| m.contains("log.segment.bytes")),
+                "{reading:?}"
+            );
+            assert_eq!(c.metadata_version(), 30);
+            // A refusal on other grounds keeps its own code: a downgrade without a type.
+            let r = c.handle_update_features(Millis(2), 1, &update(20));
+            assert_eq!(ErrorCode(r.error_code), ErrorCode::INVALID_UPDATE_VERSION);
+        }
+    }
+}
