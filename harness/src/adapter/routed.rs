@@ -185,15 +185,10 @@ impl Target for Routed {
                     continue;
                 }
             }
-            let bound = match t.bind(scenario) {
-                Ok(b) => b,
-                Err(why) => {
-                    reasons.push((t.name(), why.to_string()));
-                    continue;
-                }
-            };
-            let bound = match &own {
-                Some(fixed) => match rebase(bound.as_ref().unwrap_or(scenario), fixed) {
+            // Rebased onto the target's readings first: binding compares the scenario's
+            // levels with the persistence level of the readings it will run under.
+            let rebased = match &own {
+                Some(fixed) => match rebase(scenario, fixed) {
                     Ok(s) => Some(s),
                     Err(e) => {
                         reasons.push((
@@ -203,7 +198,14 @@ impl Target for Routed {
                         continue;
                     }
                 },
-                None => bound,
+                None => None,
+            };
+            let bound = match t.bind(rebased.as_ref().unwrap_or(scenario)) {
+                Ok(b) => b.or(rebased),
+                Err(why) => {
+                    reasons.push((t.name(), why.to_string()));
+                    continue;
+                }
             };
             if route_by_capabilities {
                 if let Some(why) =
