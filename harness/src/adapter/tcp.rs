@@ -22,11 +22,12 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
-mod configs;
+mod cleanup;
 mod controller;
 mod level;
 
-use self::controller::{clean_up, learn_cluster_id, Kept, Registered, RegistrationWatch};
+use self::cleanup::clean_up;
+use self::controller::{learn_cluster_id, Kept, Registered, RegistrationWatch};
 use self::level::{at_wire_level, finalized_metadata_version};
 use super::binding::{bind, bind_cluster_id, Unbound};
 use super::error::{Crash, ProbeError, ProbeStage, SetupError, TimedOut, Unsupported};

@@ -41,7 +41,7 @@ pub(super) struct Kept {
     pub(super) brokers: BTreeSet<i32>,
     /// Configs a session's AlterConfigs or IncrementalAlterConfigs may have set (not
     /// validate-only, whatever the answer): (resource type, resource name) → config names.
-    /// They are deleted when the session ends (`super::configs`).
+    /// They are deleted when the session ends (`super::cleanup`).
     pub(super) configs: BTreeMap<(i8, String), BTreeSet<String>>,
     /// A session sent UpdateFeatures and the level has not been checked back since.
     level_touched: bool,
@@ -241,26 +241,10 @@ impl RegistrationWatch {
     }
 }
 
-/// Undoes what the sessions left on the controller, blocking: unregisters their brokers
-/// ([`unregister_all`]), deletes the configs they set (`super::configs`), then sets
-/// metadata.version back ([`restore_level`]). Why it could
-/// not, otherwise.
-pub(super) fn clean_up(
-    addr: &str,
-    probe: &Probe,
-    numbers: &ProvisionalNumbers,
-    kept: &Registered,
-) -> Result<(), String> {
-    unregister_all(addr, probe, numbers, kept)?;
-    // Configs before the level: a config left behind could fail the restore's audit.
-    super::configs::delete_touched(addr, probe, numbers, kept)?;
-    restore_level(addr, probe, numbers, kept)
-}
-
 /// Unregisters every broker id in `registered` (UnregisterBroker; NONE or
 /// BROKER_ID_NOT_REGISTERED removes it from the set; NOT_CONTROLLER is retried for up to
 /// [`TOPIC_PREPARE_TIMEOUT`]), blocking. Why it could not, naming the broker id, otherwise.
-fn unregister_all(
+pub(super) fn unregister_all(
     addr: &str,
     probe: &Probe,
     numbers: &ProvisionalNumbers,
@@ -348,7 +332,7 @@ fn finalized_level(addr: &str, numbers: &ProvisionalNumbers) -> Result<i16, Stri
 /// `finalized` (UpgradeType 1 up, the manifest's downgrade type down; v0: AllowDowngrade),
 /// then reads it again until it shows `finalized`; NOT_CONTROLLER is retried; all of it
 /// within [`TOPIC_PREPARE_TIMEOUT`]. Why it could not, naming the levels, otherwise.
-fn restore_level(
+pub(super) fn restore_level(
     addr: &str,
     probe: &Probe,
     numbers: &ProvisionalNumbers,

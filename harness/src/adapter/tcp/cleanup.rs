@@ -1,5 +1,7 @@
-//! Deleting the dynamic configs a session set on a live controller, so the next scenario
-//! starts from the controller's own defaults as it does in-process: every config name an
+//! What kipcheck undoes on a live controller when a session ends ([`clean_up`]): the brokers
+//! it registered, the dynamic configs it set, the metadata.version it moved. The configs are
+//! deleted here, so the next scenario starts from the controller's own defaults as it does
+//! in-process: every config name an
 //! AlterConfigs or IncrementalAlterConfigs request of the session named (not validate-only,
 //! whatever the answer) is deleted with one IncrementalAlterConfigs `DELETE` per resource.
 //! A scenario that expects a ConfigRecord for a value, or an audit that a leftover value
@@ -8,7 +10,7 @@
 
 use std::time::Instant;
 
-use super::controller::{call, Registered};
+use super::controller::{call, restore_level, unregister_all, Registered};
 use super::{common_version, Probe, IO_TIMEOUT, NOT_CONTROLLER_BACKOFF, TOPIC_PREPARE_TIMEOUT};
 use crate::codec::incremental_alter_configs_request::{AlterConfigsResource, AlterableConfig};
 use crate::codec::{
@@ -16,13 +18,29 @@ use crate::codec::{
     ResponseBody,
 };
 
+/// Undoes what the sessions left on the controller, blocking: unregisters their brokers
+/// (`unregister_all`), deletes the configs they set ([`delete_touched`]), then sets
+/// metadata.version back (`restore_level`). Why it could
+/// not, otherwise.
+pub(super) fn clean_up(
+    addr: &str,
+    probe: &Probe,
+    numbers: &ProvisionalNumbers,
+    kept: &Registered,
+) -> Result<(), String> {
+    unregister_all(addr, probe, numbers, kept)?;
+    // Configs before the level: a config left behind could fail the restore's audit.
+    delete_touched(addr, probe, numbers, kept)?;
+    restore_level(addr, probe, numbers, kept)
+}
+
 /// `AlterableConfig.ConfigOperation` DELETE (KIP-339).
 const DELETE: i8 = 1;
 
 /// Deletes every config in `kept`'s `configs`: NOT_CONTROLLER is retried for up to
 /// [`TOPIC_PREPARE_TIMEOUT`]; any other answer ends that resource (an error code means the
 /// controller does not hold configs there). Why it could not reach the controller, otherwise.
-pub(super) fn delete_touched(
+fn delete_touched(
     addr: &str,
     probe: &Probe,
     numbers: &ProvisionalNumbers,
