@@ -15,7 +15,7 @@
 # which discovers the cluster with Metadata on its bootstrap connection and goes on on a new
 # connection to the broker named, reconnecting by itself, as Java's NetworkClient does),
 # KIPCHECK_TIME_SCALE (default 0.1), KIPCHECK_JOBS (default 48: scenarios in flight; only as many as
-# there are CPUs are busy at once, the rest sit in quiet watches, see `kipcheck run --active-jobs`), KIPCHECK_SEED (default 1),
+# there are CPUs are busy at once, the rest sit in quiet watches, see `kipcheck run --active-jobs`; KIPCHECK_ACTIVE_JOBS sets it), KIPCHECK_SEED (default 1),
 # KIPCHECK_RETRIES (the reference run's --retries, default 0: a real-clock timing that slipped
 # under load is run again and reported flaky),
 # KIPCHECK_REPORT_DIR (default target/live-client), KIPCHECK_MIN_JUDGED (default: 90 % of the
@@ -36,6 +36,8 @@ bin="${KIPCHECK_BIN:-target/debug/kipcheck}"
 bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"
 scale="${KIPCHECK_TIME_SCALE:-0.1}"
 jobs="${KIPCHECK_JOBS:-48}"
+active=()
+[ -n "${KIPCHECK_ACTIVE_JOBS:-}" ] && active=(--active-jobs "$KIPCHECK_ACTIVE_JOBS")
 seed="${KIPCHECK_SEED:-1}"
 style="${KIPCHECK_CLIENT_STYLE:-reference}"
 out="${KIPCHECK_REPORT_DIR:-target/live-client}"
@@ -53,7 +55,7 @@ live_run() {
   if [ "${1:-}" = "--fault" ]; then extra="$extra --fault $2"; shift 2; fi
   "$bin" run \
     --target "client-cmd:$bin client --bootstrap {bootstrap} --config {config} --profile {profile} --seed {seed}$extra" \
-    --capability user_requests --capability connect_requests --time-scale "$scale" --jobs "$jobs" --seed "$seed" \
+    --capability user_requests --capability connect_requests --time-scale "$scale" --jobs "$jobs" "${active[@]}" --seed "$seed" \
     --timeout-ms 120000 --report-dir "$dir" "$@"
 }
 
