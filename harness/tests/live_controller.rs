@@ -487,12 +487,17 @@ mod served {
         assert_eq!(m.metadata_version.finalized, 35);
         assert_eq!(m.static_config_persistence_level, Some(35));
         assert_eq!(m.cluster_id.as_deref(), Some("MkU3OEVBNTcwNTJENDM2Qg"));
-        // An MV validator at 20 above the scenario's level 10 binds to one above 35.
-        let s = scenario("kip1294/k1294-audit-fixed-then-upgrade.yaml");
-        assert!(
-            bind(&s, Some(&m)).is_err(),
-            "UpdateFeatures is not bound yet"
+        // The served controller moves between every level of its range, either way.
+        let moves = m.metadata_version.moves.as_ref().expect("moves printed");
+        assert_eq!(moves.levels.len(), 49);
+        assert!(!moves.levels.contains(&35));
+        assert_eq!(
+            moves.downgrade,
+            kipcheck::adapter::manifest::Downgrade::Unsafe
         );
+        // An UpdateFeatures scenario binds onto those levels.
+        let s = scenario("kip1294/k1294-audit-fixed-then-upgrade.yaml");
+        assert!(bind(&s, Some(&m)).unwrap().is_some(), "bound");
         let s = scenario("kip1294/k1294-floor-between-levels.yaml");
         let bound = bind(&s, Some(&m)).unwrap().unwrap();
         let c = bound.file.setup.controller.unwrap();

@@ -3,7 +3,8 @@
 //! fake KRaft controllers, one at 33 (below the KIP-1326 persistence level 35) and one that
 //! advertises 35 as its finalized level in ApiVersions (overriding the manifest's 33). Each
 //! scenario runs on the first controller that binds it, and the one report names the
-//! endpoint; the combinations of flags that cannot be routed are usage errors (exit 2).
+//! endpoint; the combinations of flags that cannot be routed are usage errors (exit 2). And
+//! against `kipcheck serve --role controller`: what one scenario set is gone before the next.
 
 mod cli_support;
 
@@ -401,4 +402,104 @@ fn a_finding_names_the_controller_it_came_from() {
     assert!(stdout.contains(&format!(" refused on {tb} [")), "{stdout}");
     let summary = std::fs::read_to_string(d.join("reports/summary.md")).unwrap();
     assert!(summary.contains(&format!("\n  - on `{tb}`\n")), "{summary}");
+}
+
+/// Kills the served controller when the test ends, however it ends.
+struct Served(std::process::Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `kipcheck serve --role controller` at `level` on a free port: the process and its address.
+fn serve_controller(level: &str) -> (Served, String) {
+    use std::io::BufRead;
+    let mut child = kipcheck()
+        .args(["serve", "--role", "controller", "--listen", "127.0.0.1:0"])
+        .args(["--metadata-version", level])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("kipcheck serve starts");
+    let stdout = child.stdout.take().expect("piped");
+    let served = Served(child);
+    let mut line = String::new();
+    std::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("the listening line");
+    let addr = line
+        .trim()
+        .strip_prefix("kipcheck serve: listening on ")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .to_owned();
+    (served, addr)
+}
+
+/// Two scenarios that set the same broker config to the same value and each expect its
+/// ConfigRecord: against a live controller the second passes only because kipcheck deleted
+/// the first one's config when its session ended (before, the value was already there, no
+/// record was written, and the second failed in a full run while passing alone).
+#[test]
+fn a_config_set_by_one_scenario_is_gone_before_the_next() {
+    let (_served, addr) = serve_controller("30");
+    let dir = std::env::temp_dir().join(format!("kipcheck-cleanup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let manifest = dir.join("manifest.yaml");
+    let out = kipcheck()
+        .args(["serve", "--role", "controller", "--metadata-version", "30"])
+        .arg("--print-manifest")
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 0, "{}", text(&out.stderr));
+    std::fs::write(&manifest, &out.stdout).unwrap();
+    let reports = dir.join("reports");
+    let out = kipcheck()
+        .args(["run", "--role", "controller", "--jobs", "1", "--seed", "1"])
+        .args([
+            "--target",
+            &format!("tcp://{addr}"),
+            "--metadata-log",
+            &addr,
+        ])
+        .arg("--target-manifest")
+        .arg(&manifest)
+        .args(["--id", "k1294-between-validator-lower-bound"])
+        .args(["--id", "k1294-between-validator-upper-bound"])
+        .arg("--report-dir")
+        .arg(&reports)
+        .output()
+        .unwrap();
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(reports.join("results.json")).unwrap())
+            .unwrap();
+    let verdicts: Vec<(String, String)> = results["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["id"].as_str().unwrap().to_owned(),
+                s["verdict"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            (
+                "k1294-between-validator-lower-bound".into(),
+                "passed".into()
+            ),
+            (
+                "k1294-between-validator-upper-bound".into(),
+                "passed".into()
+            ),
+        ],
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(code(&out), 0);
+    let _ = std::fs::remove_dir_all(&dir);
 }

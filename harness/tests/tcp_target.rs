@@ -471,3 +471,14 @@ mod topics {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// metadata.version on a live controller: a scenario that sends UpdateFeatures is bound onto
+// the levels the manifest declares (metadata_version.moves), and when its session ends
+// kipcheck sets the level back to the manifest's finalized one; when it cannot, the next
+// scenarios are errored with the reason. Against an in-process fake controller that applies
+// UpdateFeatures and reports its level in ApiVersions' FinalizedFeatures.
+// ---------------------------------------------------------------------------------------
+
+#[path = "tcp_target/levels.rs"]
+mod levels;

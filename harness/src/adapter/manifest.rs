@@ -44,7 +44,7 @@ pub struct TargetManifest {
 }
 
 /// The controller's `metadata.version` levels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MvLevels {
     /// Lowest supported feature level.
@@ -54,6 +54,61 @@ pub struct MvLevels {
     /// The finalized level the controller runs at (a live controller is never moved to a
     /// scenario's level: the scenario's level binds to this one).
     pub finalized: i16,
+    /// The levels UpdateFeatures can move the controller between, and whether it can be
+    /// moved down. Absent: kipcheck never moves it (scenarios that change metadata.version
+    /// are unsupported). Given: such scenarios are bound onto these levels, and kipcheck sets
+    /// the level back to `finalized` after each of them.
+    #[serde(default)]
+    pub moves: Option<MvMoves>,
+}
+
+/// The `metadata.version` changes a controller accepts (UpdateFeatures), declared by it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MvMoves {
+    /// The levels it can be set to besides `finalized`, each within `min..=max`. Upgrades
+    /// (UpgradeType 1) between any two of them are accepted.
+    pub levels: Vec<i16>,
+    /// Whether, and with which UpgradeType, it can be moved to a lower level.
+    #[serde(default)]
+    pub downgrade: Downgrade,
+}
+
+/// How a controller can lower `metadata.version` (KIP-778's upgrade types). Kafka refuses
+/// most metadata.version downgrades, so the default is that it cannot.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Downgrade {
+    /// Never: only upgrades. A scenario that lowers the level, or raises it expecting
+    /// success (kipcheck could not set it back), is unsupported.
+    #[default]
+    None,
+    /// A safe downgrade (UpgradeType 2; v0 `AllowDowngrade`) between the listed levels.
+    Safe,
+    /// Safe (2) and unsafe (3) downgrades between the listed levels.
+    Unsafe,
+}
+
+impl Downgrade {
+    /// Whether a downgrade of this UpgradeType (2 safe, 3 unsafe) is accepted.
+    pub fn accepts(self, upgrade_type: i8) -> bool {
+        match self {
+            Downgrade::None => false,
+            Downgrade::Safe => upgrade_type == 2,
+            Downgrade::Unsafe => upgrade_type == 2 || upgrade_type == 3,
+        }
+    }
+
+    /// The UpgradeType kipcheck lowers the level with (`None`: it cannot).
+    pub fn upgrade_type(self) -> Option<i8> {
+        match self {
+            Downgrade::None => None,
+            Downgrade::Safe => Some(2),
+            Downgrade::Unsafe => Some(3),
+        }
+    }
 }
 
 /// Which `ConfigResource` a config belongs to.
@@ -177,6 +232,7 @@ pub fn parse_manifest(text: &str, path: &Path) -> Result<TargetManifest, Manifes
         min,
         max,
         finalized,
+        ..
     } = m.metadata_version;
     if !(min <= finalized && finalized <= max) {
         return Err(err(
@@ -207,6 +263,17 @@ pub fn parse_manifest(text: &str, path: &Path) -> Result<TargetManifest, Manifes
                 level,
                 at,
             ));
+        }
+    }
+    for level in m.metadata_version.moves.iter().flat_map(|v| &v.levels) {
+        if !(min..=max).contains(level) {
+            let at = key_position(text, &["metadata_version", "moves", "levels"]);
+            let at = if at.0 == 0 {
+                key_position(text, &["metadata_version"])
+            } else {
+                at
+            };
+            return Err(out_of_range("metadata_version.moves".into(), *level, at));
         }
     }
     for (name, c) in &m.configs {
@@ -336,6 +403,51 @@ configs:
     }
 
     #[test]
+    fn moves_declare_levels_and_downgrades() {
+        let text = GOOD.replace(
+            "finalized: 33 }",
+            "finalized: 31,\n  moves: { levels: [30, 33], downgrade: safe } }",
+        );
+        let m = parse(&text).unwrap();
+        let moves = m.metadata_version.moves.unwrap();
+        assert_eq!(moves.levels, [30, 33]);
+        assert_eq!(moves.downgrade, Downgrade::Safe);
+        assert!(moves.downgrade.accepts(2) && !moves.downgrade.accepts(3));
+        assert_eq!(moves.downgrade.upgrade_type(), Some(2));
+        // Absent: no downgrade.
+        let text = GOOD.replace(
+            "finalized: 33 }",
+            "finalized: 31, moves: { levels: [33] } }",
+        );
+        let moves = parse(&text).unwrap().metadata_version.moves.unwrap();
+        assert_eq!(moves.downgrade, Downgrade::None);
+        assert_eq!(moves.downgrade.upgrade_type(), None);
+        // A level outside min..=max, an unknown key, an unknown downgrade: refused.
+        let text = GOOD.replace(
+            "finalized: 33 }",
+            "finalized: 31, moves: { levels: [34] } }",
+        );
+        let e = parse(&text).unwrap_err();
+        assert_eq!((e.line, e.col), (2, 1), "{e}");
+        assert!(
+            matches!(e.kind.as_ref(), ManifestErrorKind::LevelOutOfRange { what, level: 34, min: 7, max: 33 } if what == "metadata_version.moves"),
+            "{e}"
+        );
+        let text = GOOD.replace(
+            "finalized: 33 }",
+            "finalized: 31, moves: { levels: [33], up: true } }",
+        );
+        let e = parse(&text).unwrap_err();
+        assert!(matches!(*e.kind, ManifestErrorKind::Yaml(_)), "{e}");
+        assert!(e.to_string().starts_with("m.yaml:2:"), "{e}");
+        let text = GOOD.replace(
+            "finalized: 33 }",
+            "finalized: 31, moves: { levels: [33], downgrade: always } }",
+        );
+        assert!(parse(&text).is_err());
+    }
+
+    #[test]
     fn identical_values_are_refused() {
         let text = GOOD.replace("violating: \"1048575\"", "violating: \"1048576\"");
         let e = parse(&text).unwrap_err();
@@ -343,6 +455,20 @@ configs:
         assert!(
             matches!(e.kind.as_ref(), ManifestErrorKind::SameValues { config, which, value } if config == "log.segment.bytes" && which == "static_validator" && value == "1048576"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn the_documented_manifest_loads() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/live-targets.md");
+        let doc = std::fs::read_to_string(&path).unwrap();
+        let start = doc.find("```yaml\nsoftware:").unwrap() + "```yaml\n".len();
+        let end = start + doc[start..].find("```").unwrap();
+        let m = parse(&doc[start..end]).unwrap();
+        let moves = m.metadata_version.moves.unwrap();
+        assert_eq!(
+            (moves.levels, moves.downgrade),
+            (vec![30, 33], Downgrade::Safe)
         );
     }
 
@@ -356,7 +482,8 @@ configs:
             MvLevels {
                 min: 7,
                 max: 33,
-                finalized: 33
+                finalized: 33,
+                moves: None
             }
         );
         assert!(m.configs.values().all(|c| c.mv_validators.is_empty()));

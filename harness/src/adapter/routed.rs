@@ -14,9 +14,12 @@
 //! Capabilities, for planning (`list`) and the runner's gate: the union of the targets'
 //! roles and capabilities, so a scenario that one target can run is planned; whether *that*
 //! target has what the scenario needs is checked in `bind` with the runner's gate, handed in
-//! as [`Fits`] (adapter code does not call the runner). The spec readings must be the same
-//! for every target (the run has one `--profile`): the runner rebases a bound scenario onto
-//! them. This module judges nothing and sends nothing itself.
+//! as [`Fits`] (adapter code does not call the runner). Targets may follow different spec
+//! readings (`--profile` once per target): when they all follow the same ones, the routed
+//! target declares them and the runner gates pins and rebases as for one target; when they
+//! differ, it declares none, a target is chosen only if the scenario pins none of its readings
+//! to another value, and the bound scenario is rebased here onto the chosen target's readings.
+//! This module judges nothing and sends nothing itself.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -26,7 +29,8 @@ use async_trait::async_trait;
 use super::binding::Unbound;
 use super::error::Crash;
 use super::target::{AdapterError, Capabilities, Session, SessionConfig, Target};
-use crate::scenario::Scenario;
+use crate::model::SpecProfile;
+use crate::scenario::{differing_pins, rebase, Scenario};
 
 /// Why a target with these capabilities cannot run the scenario (`None`: it can): the
 /// runner's gate (`runner::gate`), as the caller builds the routed target.
@@ -38,20 +42,15 @@ pub enum RouteError {
     /// No target at all.
     #[error("a routed run needs at least one target")]
     NoTargets,
-    /// Two targets follow different spec readings.
-    #[error("{first} and {other} follow different spec readings; the targets of one run share one --profile")]
-    Readings {
-        /// The first target's name.
-        first: String,
-        /// The one that differs.
-        other: String,
-    },
 }
 
 /// Several targets as one: each scenario runs on the first that binds it.
 pub struct Routed {
     targets: Vec<Arc<dyn Target>>,
     fits: Fits,
+    /// The readings every target follows, when they all follow the same (`None` inside: they
+    /// follow none, in-process); `None`: they differ, and `bind` routes by them.
+    shared_readings: Option<Option<SpecProfile>>,
     /// Scenario id → the index of the target `bind` chose.
     routes: Mutex<BTreeMap<String, usize>>,
 }
@@ -62,18 +61,14 @@ impl Routed {
     pub fn new(targets: Vec<Arc<dyn Target>>, fits: Fits) -> Result<Self, RouteError> {
         let first = targets.first().ok_or(RouteError::NoTargets)?;
         let readings = first.capabilities().readings;
-        if let Some(other) = targets
+        let shared_readings = targets
             .iter()
-            .find(|t| t.capabilities().readings != readings)
-        {
-            return Err(RouteError::Readings {
-                first: first.name(),
-                other: other.name(),
-            });
-        }
+            .all(|t| t.capabilities().readings == readings)
+            .then_some(readings);
         Ok(Self {
             targets,
             fits,
+            shared_readings,
             routes: Mutex::default(),
         })
     }
@@ -130,7 +125,7 @@ impl Target for Routed {
 
     fn capabilities(&self) -> Capabilities {
         let mut union = Capabilities {
-            readings: self.targets[0].capabilities().readings,
+            readings: self.shared_readings.clone().flatten(),
             ..Capabilities::default()
         };
         for t in &self.targets {
@@ -171,8 +166,42 @@ impl Target for Routed {
         let route_by_capabilities = (self.fits)(&self.capabilities(), scenario).is_none();
         let mut reasons = Vec::new();
         for (i, t) in self.targets.iter().enumerate() {
-            let bound = match t.bind(scenario) {
-                Ok(b) => b,
+            // Readings that differ between targets route: only a target none of whose
+            // readings the scenario pins otherwise runs it, rebased onto them.
+            let own = match (&self.shared_readings, t.capabilities().readings) {
+                (None, Some(fixed)) => Some(fixed),
+                _ => None,
+            };
+            if let Some(fixed) = &own {
+                let pins = differing_pins(fixed, scenario);
+                if !pins.is_empty() {
+                    let why: Vec<String> = pins
+                        .iter()
+                        .map(|(r, target, pinned)| {
+                            format!("the target's {r} is {target}, the scenario pins {pinned}")
+                        })
+                        .collect();
+                    reasons.push((t.name(), why.join("; ")));
+                    continue;
+                }
+            }
+            // Rebased onto the target's readings first: binding compares the scenario's
+            // levels with the persistence level of the readings it will run under.
+            let rebased = match &own {
+                Some(fixed) => match rebase(scenario, fixed) {
+                    Ok(s) => Some(s),
+                    Err(e) => {
+                        reasons.push((
+                            t.name(),
+                            format!("the scenario does not compile under its readings: {e}"),
+                        ));
+                        continue;
+                    }
+                },
+                None => None,
+            };
+            let bound = match t.bind(rebased.as_ref().unwrap_or(scenario)) {
+                Ok(b) => b.or(rebased),
                 Err(why) => {
                     reasons.push((t.name(), why.to_string()));
                     continue;
@@ -236,6 +265,8 @@ mod tests {
         binds: &'static [&'static str],
         caps: Vec<Capability>,
         down: bool,
+        /// Its `static_config_persistence_level` reading.
+        persistence: i16,
     }
 
     #[async_trait::async_trait]
@@ -247,7 +278,10 @@ mod tests {
             Capabilities {
                 roles: vec![Role::Controller],
                 capabilities: self.caps.clone(),
-                readings: Some(crate::model::SpecProfile::default()),
+                readings: Some(crate::model::SpecProfile {
+                    static_config_persistence_level: self.persistence,
+                    ..Default::default()
+                }),
             }
         }
         fn bind(&self, s: &Scenario) -> Result<Option<Scenario>, Unbound> {
@@ -278,6 +312,7 @@ mod tests {
             binds,
             caps: caps.to_vec(),
             down: false,
+            persistence: 35,
         })
     }
 
@@ -413,6 +448,7 @@ mod tests {
             binds: &[],
             caps: vec![],
             down: true,
+            persistence: 35,
         });
         let r = Routed::new(vec![stub("tcp://a:1", &[], &[]), down], fits()).unwrap();
         assert_eq!(
@@ -421,31 +457,69 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn targets_with_other_readings_take_the_scenarios_that_pin_theirs() {
+        let at = |name, persistence| {
+            Arc::new(Stub {
+                name,
+                binds: &["pinned", "plain"],
+                caps: Vec::new(),
+                down: false,
+                persistence,
+            }) as Arc<dyn Target>
+        };
+        let r = Routed::new(vec![at("tcp://a:1", 35), at("tcp://b:2", 20)], fits()).unwrap();
+        // Readings differ: the routed target declares none, and routes by them.
+        assert_eq!(r.capabilities().readings, None);
+        let pinned = {
+            let mut b = ScenarioBuilder::new("pinned", "t", "KIP-1326")
+                .role(Role::Controller)
+                .profile(serde_json::json!({ "static_config_persistence_level": 20 }));
+            b = b
+                .send("ApiVersions", 3, serde_json::json!({}))
+                .expect_response(serde_json::json!({"ErrorCode": "NONE"}));
+            b.build().unwrap()
+        };
+        let bound = r.bind(&pinned).unwrap().expect("rebased onto b's readings");
+        assert_eq!(bound.profile.static_config_persistence_level, 20);
+        assert_eq!(r.endpoint("pinned").as_deref(), Some("tcp://b:2"));
+        // An unpinned scenario goes to the first, under its readings.
+        let plain = r.bind(&scenario("plain", None)).unwrap().expect("rebased");
+        assert_eq!(plain.profile.static_config_persistence_level, 35);
+        assert_eq!(r.endpoint("plain").as_deref(), Some("tcp://a:1"));
+        // A pin no target follows: each target's reason.
+        let other = {
+            let b = ScenarioBuilder::new("pinned", "t", "KIP-1326")
+                .role(Role::Controller)
+                .profile(serde_json::json!({ "static_config_persistence_level": 7 }))
+                .send("ApiVersions", 3, serde_json::json!({}))
+                .expect_response(serde_json::json!({"ErrorCode": "NONE"}));
+            b.build().unwrap()
+        };
+        assert_eq!(
+            r.bind(&other).unwrap_err().to_string(),
+            Unbound::NoTarget(vec![
+                "tcp://a:1: the target's static_config_persistence_level is 35, the scenario pins 7".into(),
+                "tcp://b:2: the target's static_config_persistence_level is 20, the scenario pins 7".into(),
+            ])
+            .to_string()
+        );
+        // The same readings everywhere: declared, and the runner rebases.
+        let same = Routed::new(vec![at("tcp://a:1", 35), at("tcp://b:2", 35)], fits()).unwrap();
+        assert_eq!(
+            same.capabilities()
+                .readings
+                .map(|p| p.static_config_persistence_level),
+            Some(35)
+        );
+        assert_eq!(same.bind(&scenario("plain", None)).unwrap(), None);
+    }
+
     #[test]
-    fn targets_must_share_readings() {
+    fn no_targets_cannot_be_routed() {
         assert!(matches!(
             Routed::new(vec![], fits()),
             Err(RouteError::NoTargets)
         ));
-        struct Other;
-        #[async_trait::async_trait]
-        impl Target for Other {
-            fn name(&self) -> String {
-                "exec:x".into()
-            }
-            fn capabilities(&self) -> Capabilities {
-                Capabilities::default()
-            }
-            async fn open(&self, _: SessionConfig) -> Result<Box<dyn Session>, AdapterError> {
-                unreachable!("never opened")
-            }
-        }
-        let e = Routed::new(vec![stub("tcp://a:1", &[], &[]), Arc::new(Other)], fits())
-            .err()
-            .unwrap();
-        assert_eq!(
-            e.to_string(),
-            "tcp://a:1 and exec:x follow different spec readings; the targets of one run share one --profile"
-        );
     }
 }

@@ -22,10 +22,12 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
+mod cleanup;
 mod controller;
 mod level;
 
-use self::controller::{learn_cluster_id, unregister_all, Registered, RegistrationWatch};
+use self::cleanup::clean_up;
+use self::controller::{learn_cluster_id, Kept, Registered, RegistrationWatch};
 use self::level::{at_wire_level, finalized_metadata_version};
 use super::binding::{bind, bind_cluster_id, Unbound};
 use super::error::{Crash, ProbeError, ProbeStage, SetupError, TimedOut, Unsupported};
@@ -278,7 +280,7 @@ impl TcpTarget {
             numbers,
             probe,
             cluster_id,
-            registered: Registered::default(),
+            registered: Kept::shared(opts.manifest.as_ref()),
             exclusive: std::sync::Arc::default(),
             policy_host,
             metadata_log: opts
@@ -448,7 +450,7 @@ impl Target for TcpTarget {
                 .as_ref()
                 .map(|c| c.topics.as_slice())
                 .unwrap_or_default();
-            let leftovers = self.registered.lock().map_or(true, |s| !s.is_empty());
+            let leftovers = self.registered.lock().map_or(true, |s| !s.is_clean());
             if let (Ok(probe), true) = (&self.probe, leftovers) {
                 // Registrations an earlier session could not undo (normally none: each
                 // session unregisters its brokers when it ends).
@@ -459,7 +461,7 @@ impl Target for TcpTarget {
                     self.registered.clone(),
                 );
                 tokio::task::spawn_blocking(move || {
-                    unregister_all(&addr, &probe2, &numbers, &registered)
+                    clean_up(&addr, &probe2, &numbers, &registered)
                 })
                 .await
                 .map_err(|_| Crash::Internal {
@@ -826,8 +828,9 @@ struct Registrations {
 }
 
 impl Drop for TcpSession {
-    /// Unregisters every broker the scenario registered (passed, failed or errored), holding
-    /// the controller until done so the next session starts clean. On a multi-threaded
+    /// Unregisters every broker the scenario registered (passed, failed or errored) and sets
+    /// metadata.version back if it sent UpdateFeatures, holding the controller until done so
+    /// the next session starts clean. On a multi-threaded
     /// runtime (`kipcheck run`) this waits for the unregistration; elsewhere the next
     /// session waits for it (it holds the lock).
     fn drop(&mut self) {
@@ -840,14 +843,14 @@ impl Drop for TcpSession {
                 r.watch.answered(*id, &f, &r.registered);
             }
         }
-        if r.registered.lock().map_or(true, |s| s.is_empty()) {
+        if r.registered.lock().map_or(true, |s| s.is_clean()) {
             return;
         }
         let addr = self.addr.clone();
         let guard = self.exclusive.take();
         let job = std::thread::spawn(move || {
             // A failure is retried when the next session opens (and reported there).
-            let _ = unregister_all(&addr, &r.probe, &r.numbers, &r.registered);
+            let _ = clean_up(&addr, &r.probe, &r.numbers, &r.registered);
             drop(guard);
         });
         let multi = tokio::runtime::Handle::try_current()
@@ -938,7 +941,7 @@ fn unsupported(step: &str) -> AdapterError {
 impl Session for TcpSession {
     async fn send(&mut self, conn: u32, frame: Vec<u8>) -> Result<(), AdapterError> {
         if let Some(r) = &mut self.registrations {
-            r.watch.sent(conn, &frame, &r.numbers);
+            r.watch.sent(conn, &frame, &r.numbers, &r.registered);
         }
         let c = self.conn(conn).await?;
         match tokio::time::timeout(IO_TIMEOUT, c.write.write_all(&frame)).await {

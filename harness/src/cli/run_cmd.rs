@@ -346,7 +346,7 @@ fn command_line(a: &RunArgs, seed: u64) -> String {
     if t.observe == Observe::None {
         c.push("--observe none".into());
     }
-    if let Some(p) = &t.profile {
+    for p in &t.profile {
         c.push("--profile".into());
         c.push(shell_word(&p.display().to_string()));
     }

@@ -74,9 +74,11 @@ pub(super) struct TargetArgs {
     /// that reason; every other scenario runs under the declared readings. `tcp://` and
     /// `client-cmd:` default to the built-in profile; on `reference` and `mutant:NAME` it
     /// makes the in-process target follow these readings as a live one would (without it
-    /// they are handed each scenario's profile).
+    /// they are handed each scenario's profile). With several `--target`s: once (every
+    /// target's) or once per target, in the same order; a scenario then runs on a target none
+    /// of whose readings it pins to another value.
     #[arg(long, value_name = "FILE")]
-    pub profile: Option<PathBuf>,
+    pub profile: Vec<PathBuf>,
     /// `client-cmd:`: run the client's timeline F times as fast (0 < F <= 1): timing keys of
     /// its `{config}` and every timing window are multiplied by F (docs/live-clients.md).
     #[arg(long, value_name = "F")]
@@ -180,6 +182,13 @@ impl TargetArgs {
                 times(logs)
             ));
         }
+        let profiles = self.profile.len();
+        if profiles > 1 && profiles != n {
+            return Some(format!(
+                "--profile given {} for {n} --target(s): give it once (for every target) or once per --target, in the same order",
+                times(profiles)
+            ));
+        }
         let manifests = self.target_manifest.len();
         if manifests > 1 && manifests != n {
             return Some(format!(
@@ -201,7 +210,12 @@ impl TargetArgs {
 
     /// The options of every target, in `--target` order.
     fn options(&self) -> Result<Vec<TargetOptions>, AdapterError> {
-        let shared = self.shared_options()?;
+        let shared = self.shared_options();
+        let readings = self
+            .profile
+            .iter()
+            .map(Self::readings)
+            .collect::<Result<Vec<_>, _>>()?;
         let manifests = self
             .target_manifest
             .iter()
@@ -212,41 +226,44 @@ impl TargetArgs {
             .map(|i| TargetOptions {
                 metadata_log: self.metadata_log.get(i).cloned(),
                 manifest: Self::manifest_for(&manifests, i),
+                readings: match &readings[..] {
+                    [one] => Some(one.clone()),
+                    many => many.get(i).cloned(),
+                },
                 ..shared.clone()
             })
             .collect())
     }
 
-    /// What every target shares (all but `--metadata-log` and `--target-manifest`).
-    fn shared_options(&self) -> Result<TargetOptions, AdapterError> {
-        let readings = match &self.profile {
-            Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|source| {
-                    SetupError::ProfileUnreadable {
-                        path: path.clone(),
-                        source,
-                    }
-                })?;
-                Some(SpecProfile::from_yaml(&text).map_err(|source| {
-                    SetupError::ProfileInvalid {
-                        path: path.clone(),
-                        source,
-                    }
-                })?)
-            }
-            None => None,
-        };
-        Ok(TargetOptions {
+    /// The readings a `--profile` file declares.
+    fn readings(path: &PathBuf) -> Result<SpecProfile, AdapterError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| SetupError::ProfileUnreadable {
+                path: path.clone(),
+                source,
+            })?;
+        Ok(
+            SpecProfile::from_yaml(&text).map_err(|source| SetupError::ProfileInvalid {
+                path: path.clone(),
+                source,
+            })?,
+        )
+    }
+
+    /// What every target shares (all but `--metadata-log`, `--target-manifest` and
+    /// `--profile`).
+    fn shared_options(&self) -> TargetOptions {
+        TargetOptions {
             role: self.role,
             capabilities: self.capabilities.clone(),
             exec_call_timeout: self.exec_call_timeout_ms.map(Duration::from_millis),
             exec_max_line_bytes: self.exec_max_line_bytes,
-            readings,
+            readings: None,
             time_scale: self.time_scale,
             policy_host: self.policy_host.clone(),
             metadata_log: None,
             manifest: None,
-        })
+        }
     }
 
     /// The target of each `--target`, and, for several, the one [`Routed`] target over them

@@ -46,9 +46,9 @@ pub use faults::{Fault, Faults};
 pub use hash::{fnv1a64, Fnv1a64};
 pub use invariants::InvariantViolation;
 pub use profile::{
-    AuditDirection, BrokerEntryChecks, DefaultKeyLists, Defaults, IncrementalInvalidValue,
-    MvValidatorInclusion, ProfileError, PushConfigAuthorization, RegistrationRejection,
-    RequestTimeoutAction, Reregistration, SizeMeasure, SpecProfile, Timing,
+    AuditDirection, AuditRejection, BrokerEntryChecks, DefaultKeyLists, Defaults,
+    IncrementalInvalidValue, MvValidatorInclusion, ProfileError, PushConfigAuthorization,
+    RegistrationRejection, RequestTimeoutAction, Reregistration, SizeMeasure, SpecProfile, Timing,
     UnadvertisedPushConfigReply, UpdateFeaturesPrecedence, TIMELINE_CONFIG_KEYS,
     TIMELINE_DEFAULT_PREFIX,
 };

@@ -122,6 +122,31 @@ pub enum UpdateFeaturesPrecedence {
     InvalidConfig,
 }
 
+/// The error a controller returns when it refuses a metadata.version change because the
+/// KIP-1294 audit found a config that violates the target level. KIP-1294's Compatibility
+/// section: "it will return InvalidConfigError"; Kafka answers every other refused
+/// feature-level change INVALID_UPDATE_VERSION (95), and a controller may keep that code
+/// for the audit too.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditRejection {
+    /// INVALID_CONFIG (40), the KIP-1294 text.
+    #[default]
+    InvalidConfig,
+    /// INVALID_UPDATE_VERSION (95), Kafka's code for a refused feature-level change.
+    InvalidUpdateVersion,
+}
+
+impl AuditRejection {
+    /// The error code this reading returns.
+    pub fn code(self) -> ErrorCode {
+        match self {
+            AuditRejection::InvalidConfig => ErrorCode::INVALID_CONFIG,
+            AuditRejection::InvalidUpdateVersion => ErrorCode::INVALID_UPDATE_VERSION,
+        }
+    }
+}
+
 /// The error a controller returns when the registration audit fails (kip-notes §6 C2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -358,6 +383,10 @@ pub struct SpecProfile {
     /// UpdateFeatures error when both INVALID_UPDATE_VERSION and the audit's INVALID_CONFIG
     /// apply: `invalid_update_version` (default) or `invalid_config`.
     pub update_features_precedence: UpdateFeaturesPrecedence,
+    /// UpdateFeatures error when the KIP-1294 audit refuses a metadata.version change:
+    /// `invalid_config` (default, KIP-1294) or `invalid_update_version` (Kafka's code for a
+    /// refused feature-level change).
+    pub audit_rejection: AuditRejection,
     /// Whether MV validators count as "a Validator" for KIP-1326 inclusion (§6 B2):
     /// `static_only` (default) or `counts`.
     pub mv_validator_inclusion: MvValidatorInclusion,
@@ -392,6 +421,7 @@ impl Default for SpecProfile {
             incremental_invalid_value: IncrementalInvalidValue::default(),
             audit_direction: AuditDirection::default(),
             update_features_precedence: UpdateFeaturesPrecedence::default(),
+            audit_rejection: AuditRejection::default(),
             mv_validator_inclusion: MvValidatorInclusion::default(),
             reregistration: Reregistration::default(),
             push_config_authorization: PushConfigAuthorization::default(),
@@ -585,6 +615,19 @@ mod tests {
                 Reregistration::Merge
             )
         );
+    }
+
+    #[test]
+    fn audit_rejection_defaults_to_invalid_config_and_loads_invalid_update_version() {
+        let d = SpecProfile::default().audit_rejection;
+        assert_eq!(
+            (d, d.code()),
+            (AuditRejection::InvalidConfig, ErrorCode::INVALID_CONFIG)
+        );
+        let p = SpecProfile::from_yaml("audit_rejection: invalid_update_version\n").unwrap();
+        assert_eq!(p.audit_rejection.code(), ErrorCode::INVALID_UPDATE_VERSION);
+        assert_eq!(SpecProfile::from_yaml(&p.to_yaml()).unwrap(), p);
+        assert!(SpecProfile::from_yaml("audit_rejection: invalid_request\n").is_err());
     }
 
     #[test]

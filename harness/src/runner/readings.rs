@@ -34,6 +34,7 @@ pub fn reading_alternatives() -> Vec<Value> {
         json!({ "incremental_invalid_value": "invalid_config" }),
         json!({ "audit_direction": "upgrade_only" }),
         json!({ "update_features_precedence": "invalid_config" }),
+        json!({ "audit_rejection": "invalid_update_version" }),
         json!({ "mv_validator_inclusion": "counts" }),
         json!({ "reregistration": "merge" }),
         json!({ "push_config_authorization": "cluster_action" }),

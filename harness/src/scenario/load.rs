@@ -319,6 +319,25 @@ pub fn pinned_readings(scenario: &Scenario) -> Vec<(String, Value)> {
     out
 }
 
+/// Every reading `scenario` pins to a value other than `fixed`'s: `(path, fixed's value,
+/// the pinned value)`.
+pub fn differing_pins(fixed: &SpecProfile, scenario: &Scenario) -> Vec<(String, String, String)> {
+    let Ok(target) = serde_json::to_value(fixed) else {
+        return Vec::new();
+    };
+    pinned_readings(scenario)
+        .into_iter()
+        .filter_map(|(path, pinned)| {
+            let held = path
+                .split('.')
+                .try_fold(&target, |v, k| v.get(k))
+                .cloned()
+                .unwrap_or(serde_json::Value::Null);
+            (held != pinned).then(|| (path, held.to_string(), pinned.to_string()))
+        })
+        .collect()
+}
+
 /// [`validate`], with the file's text when there is one: body errors then point at the
 /// pattern key itself and carry a snippet.
 fn validate_in(

@@ -23,8 +23,8 @@ pub use error::{
 pub use fill::fill_push_config;
 pub use lint::{lint_scenario, LintFinding, LintRule};
 pub use load::{
-    load_dir, load_file, load_text, pinned_readings, profile_over, rebase, typed_body, validate,
-    Compiled, Scenario, TypedBody,
+    differing_pins, load_dir, load_file, load_text, pinned_readings, profile_over, rebase,
+    typed_body, validate, Compiled, Scenario, TypedBody,
 };
 pub use matcher::Mismatch;
 pub use schema::scenario_schema;

@@ -19,6 +19,8 @@ pub const DEFAULT_METADATA_VERSION: i16 = 35;
 
 /// The two MV validator levels below every useful served level.
 pub const LOW_LEVELS: (i16, i16) = (10, 30);
+/// Two MV validator levels between the low served level and the default persistence level.
+pub const MID_LEVELS: (i16, i16) = (32, 33);
 /// The two MV validator levels above every useful served level.
 pub const HIGH_LEVELS: (i16, i16) = (45, 50);
 
@@ -41,7 +43,10 @@ fn mv(key: &mut ServerConfigKey, levels: Vec<(i16, Validator)>) {
 /// |---|---|---|---|---|
 /// | broker | `log.segment.bytes` | INT | yes | L + H |
 /// | broker | `message.max.bytes` | INT | yes | H |
-/// | broker | `num.io.threads`, `num.network.threads`, ... | INT | yes | none |
+/// | broker | `queued.max.requests` | INT | yes | M.1 (M = [`MID_LEVELS`]) |
+/// | broker | `num.io.threads` | INT | yes | M |
+/// | broker | `num.network.threads` | INT | yes | L.1 |
+/// | broker | `num.partitions`, `min.insync.replicas`, ... | INT | yes | none |
 /// | broker | `offsets.topic.replication.factor` | SHORT | yes | L.1 + H.0 |
 /// | broker | `log.dirs` | STRING | no | L.1 |
 /// | broker | `log.cleaner.io.max.bytes.per.second` | DOUBLE | no | L.1 |
@@ -68,6 +73,23 @@ pub fn served_definitions() -> ServerConfigDefs {
     }
     if let Some(k) = b.get_mut("message.max.bytes") {
         mv(k, vec![(h1, at_least(1024.0)), (h2, at_least(2048.0))]);
+    }
+    // Between the low served level (30) and the persistence level (35): a scenario that
+    // registers below the persistence level and upgrades across an MV level stays below it.
+    // Defaults well above what the validators refuse: a refused value is never the default,
+    // so a read-back can tell "not stored" from "stored".
+    let mut queued = ServerConfigKey::new(ConfigType::Int, Some("500"), Some(at_least(1.0)));
+    mv(&mut queued, vec![(MID_LEVELS.1, at_least(2.0))]);
+    b.insert("queued.max.requests".into(), queued);
+    if let Some(k) = b.get_mut("num.io.threads") {
+        mv(
+            k,
+            vec![(MID_LEVELS.0, at_least(2.0)), (MID_LEVELS.1, at_least(3.0))],
+        );
+    }
+    // One level only, at the lower floor.
+    if let Some(k) = b.get_mut("num.network.threads") {
+        mv(k, vec![(l2, at_least(2.0))]);
     }
     if let Some(k) = b.get_mut("log.dirs") {
         mv(k, vec![(l2, Validator::NonEmptyString)]);
@@ -139,7 +161,10 @@ mod tests {
         let levels = |k: &ServerConfigKey| k.mv_validators.0.keys().copied().collect::<Vec<_>>();
         assert_eq!(levels(&d.broker["log.segment.bytes"]), [10, 30, 45, 50]);
         assert_eq!(levels(&d.broker["message.max.bytes"]), [45, 50]);
-        assert_eq!(levels(&d.broker["num.io.threads"]), Vec::<i16>::new());
+        assert_eq!(levels(&d.broker["num.partitions"]), Vec::<i16>::new());
+        assert_eq!(levels(&d.broker["queued.max.requests"]), [33]);
+        assert_eq!(levels(&d.broker["num.io.threads"]), [32, 33]);
+        assert_eq!(levels(&d.broker["num.network.threads"]), [30]);
         assert_eq!(levels(&d.topic["segment.bytes"]), [10, 30, 45, 50]);
         assert_eq!(levels(&d.topic["cleanup.policy"]), [30, 45]);
         assert_eq!(d.broker["log.dirs"].validator, None);

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use crate::adapter::failover::FailoverCommand;
 use crate::adapter::manifest::{
-    ManifestConfig, ManifestResource, MvLevels, TargetManifest, ValuePair,
+    Downgrade, ManifestConfig, ManifestResource, MvLevels, MvMoves, TargetManifest, ValuePair,
 };
 use crate::model::config_def::{java_double_to_string, ConfigType, ConfigValue};
 use crate::model::{ReportPolicy, ServerConfigDefs, ServerConfigKey, Validator};
@@ -53,6 +53,13 @@ pub fn served_manifest(defs: &ServerConfigDefs, facts: &ManifestFacts) -> Target
             min: MIN_METADATA_VERSION,
             max: MAX_METADATA_VERSION,
             finalized: facts.finalized,
+            // The reference accepts every level of its range, and downgrades of either type.
+            moves: Some(MvMoves {
+                levels: (MIN_METADATA_VERSION..=MAX_METADATA_VERSION)
+                    .filter(|l| *l != facts.finalized)
+                    .collect(),
+                downgrade: Downgrade::Unsafe,
+            }),
         },
         static_config_persistence_level: persistence,
         cluster_id: Some(facts.cluster_id.clone()),
@@ -202,10 +209,22 @@ pub fn render_manifest(m: &TargetManifest) -> String {
     };
     let mut out = String::new();
     let _ = writeln!(out, "software: {}", q(&m.software));
-    let mv = m.metadata_version;
+    let mv = &m.metadata_version;
+    let moves = mv.moves.as_ref().map_or(String::new(), |mo| {
+        let levels: Vec<String> = mo.levels.iter().map(i16::to_string).collect();
+        let downgrade = match mo.downgrade {
+            Downgrade::None => "none",
+            Downgrade::Safe => "safe",
+            Downgrade::Unsafe => "unsafe",
+        };
+        format!(
+            ", moves: {{ levels: [{}], downgrade: {downgrade} }}",
+            levels.join(", ")
+        )
+    });
     let _ = writeln!(
         out,
-        "metadata_version: {{ min: {}, max: {}, finalized: {} }}",
+        "metadata_version: {{ min: {}, max: {}, finalized: {}{moves} }}",
         mv.min, mv.max, mv.finalized
     );
     if let Some(l) = m.static_config_persistence_level {

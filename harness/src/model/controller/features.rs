@@ -88,7 +88,8 @@ impl ControllerModel {
     }
 
     /// UpdateFeatures. For metadata.version the KIP-1294 audit runs against the target level
-    /// (directions per profile); a failure is a top-level INVALID_CONFIG naming the configs.
+    /// (directions per profile); a failure is a top-level error naming the configs, its code
+    /// the profile's `audit_rejection` (INVALID_CONFIG by default).
     /// ValidateOnly checks and audits without writing.
     pub fn handle_update_features(
         &mut self,
@@ -97,7 +98,8 @@ impl ControllerModel {
         req: &UpdateFeaturesRequest,
     ) -> UpdateFeaturesResponse {
         let validate_only = req.validate_only.unwrap_or(false);
-        let fail = |this: &mut Self, code: ErrorCode, message: String| {
+        // `audit`: the KIP-1294 audit refused the change (its code is the profile's reading).
+        let fail = |this: &mut Self, code: ErrorCode, message: String, audit: bool| {
             this.log_event(
                 now,
                 Event::FeatureUpdateRejected {
@@ -105,7 +107,7 @@ impl ControllerModel {
                     message: message.clone(),
                 },
             );
-            if code == ErrorCode::INVALID_CONFIG && this.faults.has(Fault::AuditErrorPerFeature) {
+            if audit && this.faults.has(Fault::AuditErrorPerFeature) {
                 let result = UpdatableFeatureResult {
                     feature: METADATA_VERSION.into(),
                     error_code: code.0,
@@ -134,7 +136,8 @@ impl ControllerModel {
                     if let Some(message) =
                         self.mv_audit(now, current, u.max_version_level, validate_only)
                     {
-                        return fail(self, ErrorCode::INVALID_CONFIG, message);
+                        let code = self.profile.audit_rejection.code();
+                        return fail(self, code, message, true);
                     }
                 }
             }
@@ -146,6 +149,7 @@ impl ControllerModel {
                     self,
                     ErrorCode::INVALID_REQUEST,
                     format!("Duplicate feature {}", u.feature),
+                    false,
                 );
             }
             let current = self.features.get(u.feature.as_str()).copied().unwrap_or(0);
@@ -163,6 +167,7 @@ impl ControllerModel {
                             "Invalid update version {} for feature {}: downgrade not allowed",
                             u.max_version_level, u.feature
                         ),
+                        false,
                     );
                 }
             }
@@ -172,6 +177,7 @@ impl ControllerModel {
                         self,
                         ErrorCode::INVALID_UPDATE_VERSION,
                         format!("Invalid metadata.version {}", u.max_version_level),
+                        false,
                     );
                 }
                 let first = self.profile.update_features_precedence
@@ -180,7 +186,8 @@ impl ControllerModel {
                     if let Some(message) =
                         self.mv_audit(now, current, u.max_version_level, validate_only)
                     {
-                        return fail(self, ErrorCode::INVALID_CONFIG, message);
+                        let code = self.profile.audit_rejection.code();
+                        return fail(self, code, message, true);
                     }
                 }
             }
@@ -221,5 +228,68 @@ impl ControllerModel {
             ..Default::default()
         }
         .project(version)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::codec::update_features_request::FeatureUpdateKey;
+    use crate::codec::{ErrorCode, UpdateFeaturesRequest};
+    use crate::model::profile::{AuditRejection, SpecProfile};
+    use crate::model::server_config::resource_type::BROKER;
+    use crate::model::validators::Validator;
+    use crate::model::{ControllerModel, Millis, ServerConfigDefs};
+
+    fn update(level: i16) -> UpdateFeaturesRequest {
+        UpdateFeaturesRequest {
+            timeout_ms: 60000,
+            feature_updates: vec![FeatureUpdateKey {
+                feature: "metadata.version".into(),
+                max_version_level: level,
+                upgrade_type: Some(1),
+                ..Default::default()
+            }],
+            validate_only: Some(false),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn the_audit_refusal_code_is_the_audit_rejection_reading() {
+        let defs = ServerConfigDefs::default().with_mv_validator(
+            "log.segment.bytes",
+            40,
+            Validator::AtLeast(3.0 * 1048576.0),
+        );
+        for (reading, code) in [
+            (AuditRejection::InvalidConfig, ErrorCode::INVALID_CONFIG),
+            (
+                AuditRejection::InvalidUpdateVersion,
+                ErrorCode::INVALID_UPDATE_VERSION,
+            ),
+        ] {
+            let p = SpecProfile {
+                audit_rejection: reading,
+                ..SpecProfile::default()
+            };
+            let mut c = ControllerModel::new(&p, defs.clone(), 30, Millis(0));
+            // A dynamic 2 MiB, which level 40's atLeast 3 MiB refuses.
+            c.configs.insert(
+                (BROKER, "1".into()),
+                [("log.segment.bytes".to_owned(), "2097152".to_owned())].into(),
+            );
+            let r = c.handle_update_features(Millis(1), 1, &update(40));
+            assert_eq!(ErrorCode(r.error_code), code, "{reading:?}");
+            assert!(
+                r.error_message
+                    .as_deref()
+                    .is_some_and(|m| m.contains("log.segment.bytes")),
+                "{reading:?}"
+            );
+            assert_eq!(c.metadata_version(), 30);
+            // A refusal on other grounds keeps its own code: a downgrade without a type.
+            let r = c.handle_update_features(Millis(2), 1, &update(20));
+            assert_eq!(ErrorCode(r.error_code), ErrorCode::INVALID_UPDATE_VERSION);
+        }
     }
 }

@@ -22,7 +22,8 @@ mod scenario;
 mod server_steps;
 mod timing;
 
+pub use crate::scenario::differing_pins;
 pub use entry::{execute, execute_into};
 pub use exchange::ExchangeSink;
-pub use scenario::{admit, differing_pins, gate, ScenarioOutcome};
+pub use scenario::{admit, gate, ScenarioOutcome};
 pub use timing::{RealTiming, STARTUP_ALLOWANCE_MS};

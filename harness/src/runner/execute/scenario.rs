@@ -13,11 +13,10 @@ use super::redact::{yaml, Redactor};
 use super::timing::RealTiming;
 use crate::adapter::{AdapterError, Capabilities, PeerAction, Session, SessionConfig, Target};
 use crate::codec::{ApiKey, ProvisionalNumbers};
-use crate::model::SpecProfile;
 use crate::runner::events::{Exchange, Failure, TimingCheck, UnsupportedCause, Verdict};
 use crate::runner::pacing::Pace;
 use crate::scenario::matcher::Captures;
-use crate::scenario::{pinned_readings, rebase, Capability, Scenario, Step};
+use crate::scenario::{differing_pins, rebase, Capability, Scenario, Step};
 
 /// How a scenario ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -225,25 +224,6 @@ pub fn admit(
             (None, causes)
         }
     }
-}
-
-/// Every reading `scenario` pins to a value other than `fixed`'s: `(path, fixed's value,
-/// the pinned value)`.
-pub fn differing_pins(fixed: &SpecProfile, scenario: &Scenario) -> Vec<(String, String, String)> {
-    let Ok(target) = serde_json::to_value(fixed) else {
-        return Vec::new();
-    };
-    pinned_readings(scenario)
-        .into_iter()
-        .filter_map(|(path, pinned)| {
-            let held = path
-                .split('.')
-                .try_fold(&target, |v, k| v.get(k))
-                .cloned()
-                .unwrap_or(serde_json::Value::Null);
-            (held != pinned).then(|| (path, held.to_string(), pinned.to_string()))
-        })
-        .collect()
 }
 
 /// One run of the steps in a fresh session (the gate passed); the run's captures come back
