@@ -649,7 +649,13 @@ mod failover {
         assert_eq!(
             f,
             FailoverCommand {
-                command: format!("kill -HUP {}", served.child.id()),
+                command: format!(
+                    "m='{}/manifest.yaml.failing-over'; : > \"$m\" && kill -HUP {} && \
+                     while [ -e \"$m\" ] && [ ! -s \"$m\" ]; do sleep 0.01; done; \
+                     if [ -s \"$m\" ]; then cat \"$m\" >&2; rm -f \"$m\"; exit 1; fi",
+                    served.dir.display(),
+                    served.child.id()
+                ),
                 timeout_ms: 10_000,
                 ready_timeout_ms: 10_000,
             }

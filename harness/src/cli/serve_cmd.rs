@@ -187,7 +187,7 @@ pub(super) fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
     let manifest_out = match (&a.write_manifest, &controller) {
         (Some(path), Some(c)) => Some((
             path.clone(),
-            manifest_text(c, &profile, Some(own_failover())),
+            manifest_text(c, &profile, Some(own_failover(&marker_path(path)))),
         )),
         _ => None,
     };
@@ -249,13 +249,22 @@ pub(super) fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
         std::io::stdout().flush()?;
         match hangups {
             Some(mut hup) => {
+                let marker = a.write_manifest.as_deref().map(marker_path);
                 while hup.recv().await.is_some() {
                     // A failover that cannot replay leaves the controller as it was.
-                    match server.failover() {
+                    let outcome = server.failover();
+                    match &outcome {
                         Ok(n) => {
                             eprintln!("kipcheck serve: failover {n}: rebuilt from the metadata log")
                         }
                         Err(e) => eprintln!("kipcheck serve: failover refused: {e}"),
+                    }
+                    // The manifest's command waits on the marker: gone = done, text = refused.
+                    if let Some(m) = &marker {
+                        let _ = match outcome {
+                            Ok(_) => std::fs::remove_file(m),
+                            Err(e) => std::fs::write(m, format!("failover refused: {e}\n")),
+                        };
                     }
                 }
                 server.run_forever().await;
@@ -267,10 +276,24 @@ pub(super) fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The failover this process answers: SIGHUP to its own pid, bounded.
-fn own_failover() -> FailoverCommand {
+/// The file a failover command creates and waits on: the manifest's path + `.failing-over`.
+fn marker_path(manifest: &std::path::Path) -> PathBuf {
+    let mut m = manifest.as_os_str().to_owned();
+    m.push(".failing-over");
+    PathBuf::from(m)
+}
+
+/// The failover this process answers: SIGHUP to its own pid. `kill` returns once the signal is
+/// queued, not handled, so the command first creates `marker` and waits (bounded by
+/// `timeout_ms`) until the server removes it (failed over) or writes why it refused (exit 1).
+fn own_failover(marker: &std::path::Path) -> FailoverCommand {
+    let m = marker.to_string_lossy().replace('\'', r"'\''");
     FailoverCommand {
-        command: format!("kill -HUP {}", std::process::id()),
+        command: format!(
+            "m='{m}'; : > \"$m\" && kill -HUP {pid} && while [ -e \"$m\" ] && [ ! -s \"$m\" ]; \
+             do sleep 0.01; done; if [ -s \"$m\" ]; then cat \"$m\" >&2; rm -f \"$m\"; exit 1; fi",
+            pid = std::process::id()
+        ),
         timeout_ms: 10_000,
         ready_timeout_ms: 10_000,
     }
