@@ -178,7 +178,8 @@ impl RegistrationWatch {
         let Ok(req) = codec::decode_request_frame(frame, DEFAULT_MAX_FRAME_SIZE, numbers) else {
             return;
         };
-        let touched: Vec<((i8, String), String)> = match &req.body {
+        // (resource type, resource name, config names) of an alter that may write.
+        let touched: Vec<(i8, String, Vec<String>)> = match &req.body {
             RequestBody::BrokerRegistration(r) => {
                 self.pending.insert(
                     (conn, req.header.correlation_id),
@@ -189,28 +190,30 @@ impl RegistrationWatch {
             RequestBody::AlterConfigs(r) if !r.validate_only => r
                 .resources
                 .iter()
-                .flat_map(|res| {
-                    let at = (res.resource_type, res.resource_name.to_string());
-                    res.configs
-                        .iter()
-                        .map(move |c| (at.clone(), c.name.to_string()))
+                .map(|x| {
+                    (
+                        x.resource_type,
+                        x.resource_name.to_string(),
+                        x.configs.iter().map(|c| c.name.to_string()).collect(),
+                    )
                 })
                 .collect(),
             RequestBody::IncrementalAlterConfigs(r) if !r.validate_only => r
                 .resources
                 .iter()
-                .flat_map(|res| {
-                    let at = (res.resource_type, res.resource_name.to_string());
-                    res.configs
-                        .iter()
-                        .map(move |c| (at.clone(), c.name.to_string()))
+                .map(|x| {
+                    (
+                        x.resource_type,
+                        x.resource_name.to_string(),
+                        x.configs.iter().map(|c| c.name.to_string()).collect(),
+                    )
                 })
                 .collect(),
             _ => return,
         };
         if let Ok(mut k) = kept.lock() {
-            for (at, name) in touched {
-                k.configs.entry(at).or_default().insert(name);
+            for (ty, name, keys) in touched {
+                k.configs.entry((ty, name)).or_default().extend(keys);
             }
         }
     }
