@@ -5,8 +5,8 @@
 //! setup's business: a command that fails or hangs, or a controller that does not come back,
 //! is a [`FailoverError`] about the setup (the scenario is errored), never a finding.
 //!
-//! It owns no connection of a scenario (the session drops its own after a failover) and
-//! judges nothing.
+//! It owns no connection of a scenario (the session drops its own after a failover), knows
+//! no target kind (the caller hands it its ApiVersions probe) and judges nothing.
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -14,8 +14,6 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;
-
-use crate::codec::ProvisionalNumbers;
 
 /// How kipcheck makes a live controller fail over (the manifest's `failover:` entry).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -114,12 +112,12 @@ fn tail(bytes: &[u8]) -> String {
 }
 
 /// Runs `f.command` (bounded by `f.timeout_ms`), then waits (bounded by `f.ready_timeout_ms`)
-/// until the controller at `addr` answers ApiVersions.
-pub async fn fail_over(
-    f: &FailoverCommand,
-    addr: &str,
-    numbers: &ProvisionalNumbers,
-) -> Result<(), FailoverError> {
+/// until the controller at `addr` answers ApiVersions: `probe` asks it once (blocking,
+/// bounded), `Err` with why it did not answer.
+pub async fn fail_over<P>(f: &FailoverCommand, addr: &str, probe: P) -> Result<(), FailoverError>
+where
+    P: Fn() -> Result<(), String> + Clone + Send + 'static,
+{
     let command = f.command.clone();
     let mut child = Command::new("sh")
         .arg("-c")
@@ -168,21 +166,20 @@ pub async fn fail_over(
             stderr: tail(&stderr),
         });
     }
-    wait_ready(f, addr, numbers).await
+    wait_ready(f, addr, probe).await
 }
 
 /// Asks `addr` for ApiVersions until it answers, within `f.ready_timeout_ms`.
-async fn wait_ready(
-    f: &FailoverCommand,
-    addr: &str,
-    numbers: &ProvisionalNumbers,
-) -> Result<(), FailoverError> {
+async fn wait_ready<P>(f: &FailoverCommand, addr: &str, probe: P) -> Result<(), FailoverError>
+where
+    P: Fn() -> Result<(), String> + Clone + Send + 'static,
+{
     let deadline = Instant::now() + Duration::from_millis(f.ready_timeout_ms);
     loop {
-        let (a, n) = (addr.to_owned(), *numbers);
-        let last = match tokio::task::spawn_blocking(move || super::tcp::probe(&a, &n)).await {
-            Ok(Ok(_)) => return Ok(()),
-            Ok(Err(e)) => e.to_string(),
+        let once = probe.clone();
+        let last = match tokio::task::spawn_blocking(once).await {
+            Ok(Ok(())) => return Ok(()),
+            Ok(Err(e)) => e,
             Err(e) => e.to_string(),
         };
         if Instant::now() + READY_BACKOFF >= deadline {
@@ -214,7 +211,7 @@ mod tests {
         let e = fail_over(
             &cmd("echo no quorum >&2; exit 3", 10_000),
             "127.0.0.1:1",
-            &ProvisionalNumbers::default(),
+            || Ok(()),
         )
         .await
         .unwrap_err();
@@ -229,13 +226,26 @@ mod tests {
         let e = fail_over(
             &cmd("echo restarting >&2; exec sleep 30", 200),
             "127.0.0.1:1",
-            &ProvisionalNumbers::default(),
+            || Ok(()),
         )
         .await
         .unwrap_err();
         assert!(
             matches!(&e, FailoverError::TimedOut { timeout_ms: 200, stderr, .. } if stderr.is_empty() || stderr == "restarting"),
             "{e}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_controller_that_does_not_come_back_is_not_ready_with_the_last_reason() {
+        let e = fail_over(&cmd("true", 10_000), "127.0.0.1:1", || {
+            Err("connection refused".to_owned())
+        })
+        .await
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "127.0.0.1:1 did not answer ApiVersions within 300 ms of `true`: connection refused"
         );
     }
 

@@ -970,7 +970,9 @@ impl Session for TcpSession {
     async fn act(&mut self, action: PeerAction) -> Result<(), AdapterError> {
         match (action, &self.failover) {
             (PeerAction::Failover, Some((f, numbers))) => {
-                fail_over(f, &self.addr, numbers)
+                let (addr, numbers) = (self.addr.clone(), *numbers);
+                let ready = move || probe(&addr, &numbers).map(drop).map_err(|e| e.to_string());
+                fail_over(f, &self.addr, ready)
                     .await
                     .map_err(SetupError::Failover)?;
                 self.forget_connections();
