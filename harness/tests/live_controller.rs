@@ -364,6 +364,7 @@ mod served {
             finalized: level,
             persistence_level: 35,
             cluster_id: c.cluster_id.clone(),
+            failover: None,
         };
         let text = render_manifest(&served_manifest(&c.defs, &facts));
         let manifest = parse_manifest(&text, Path::new("served.yaml")).unwrap();
@@ -527,3 +528,11 @@ mod served {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The `failover` step on a live controller: the manifest's `failover:` command, run for the
+// step. `kipcheck serve --role controller --write-manifest FILE` (a child process) fails over
+// on SIGHUP and writes the entry that triggers it.
+
+#[path = "live_controller/failover.rs"]
+mod failover;

@@ -262,6 +262,9 @@ pub enum SetupError {
     /// `--policy-host`: the host could not start.
     #[error("--policy-host: {0}")]
     PolicyHost(#[source] PolicyHostError),
+    /// The manifest's `failover:` command failed, hung, or the controller did not come back.
+    #[error("failover: {0}")]
+    Failover(#[source] super::failover::FailoverError),
 }
 
 /// How a target process was found gone.

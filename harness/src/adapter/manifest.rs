@@ -34,6 +34,10 @@ pub struct TargetManifest {
     /// answer when the target is built. Given: it wins.
     #[serde(default)]
     pub cluster_id: Option<String>,
+    /// How kipcheck makes the controller fail over for a `failover` step (a shell command
+    /// and its bounds). Absent: failover scenarios are unsupported on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failover: Option<super::failover::FailoverCommand>,
     /// Real configs with validators, by name.
     #[serde(default)]
     pub configs: BTreeMap<String, ManifestConfig>,

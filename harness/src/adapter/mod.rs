@@ -7,6 +7,7 @@ pub mod declared;
 pub mod error;
 pub mod exec;
 pub(crate) mod exec_process;
+pub mod failover;
 pub mod manifest;
 pub mod metadata_log;
 pub mod mutant;

@@ -31,6 +31,7 @@ use self::controller::{learn_cluster_id, Kept, Registered, RegistrationWatch};
 use self::level::{at_wire_level, finalized_metadata_version};
 use super::binding::{bind, bind_cluster_id, Unbound};
 use super::error::{Crash, ProbeError, ProbeStage, SetupError, TimedOut, Unsupported};
+use super::failover::{fail_over, FailoverCommand};
 use super::metadata_log::MetadataLogReader;
 use super::policy_host::{PolicyHost, PolicyScope};
 use super::target::{
@@ -295,6 +296,11 @@ impl TcpTarget {
         self.policy_host.as_deref()
     }
 
+    /// The manifest's `failover:` command (controller role), if it declares one.
+    fn failover(&self) -> Option<&FailoverCommand> {
+        self.manifest.as_ref().and_then(|m| m.failover.as_ref())
+    }
+
     /// What the probe found (or why it failed).
     pub fn probe(&self) -> &Result<Probe, ProbeError> {
         &self.probe
@@ -372,6 +378,10 @@ impl Target for TcpTarget {
         // scenario is bound to it (`bind`), or unsupported with the reason.
         if self.manifest.is_some() {
             capabilities.extend([Capability::MetadataVersion, Capability::StaticConfigs]);
+        }
+        // Its manifest says how it is made to fail over.
+        if self.failover().is_some() {
+            capabilities.push(Capability::Failover);
         }
         capabilities.sort();
         capabilities.dedup();
@@ -480,6 +490,7 @@ impl Target for TcpTarget {
             addr: self.addr.clone(),
             start: Instant::now(),
             conns: BTreeMap::new(),
+            failover: self.failover().map(|f| (f.clone(), self.numbers)),
             policy,
             log,
             registrations,
@@ -803,6 +814,8 @@ pub struct TcpSession {
     log: Option<LogWatch>,
     /// Controller role: the brokers this session registers, unregistered when it ends.
     registrations: Option<Registrations>,
+    /// The manifest's `failover:` command, for a `failover` step.
+    failover: Option<(FailoverCommand, ProvisionalNumbers)>,
     exclusive: Option<tokio::sync::OwnedMutexGuard<()>>,
 }
 
@@ -877,6 +890,20 @@ async fn read_frames(
 }
 
 impl TcpSession {
+    /// After a failover: the connections opened before it may have been closed by it (a
+    /// restarted controller drops them), so each is dropped, its unread answers noted first
+    /// (a registration they confirm is still unregistered at the end); a later `send` on the
+    /// same connection number opens a new connection to the controller.
+    fn forget_connections(&mut self) {
+        for (id, mut c) in std::mem::take(&mut self.conns) {
+            while let Ok(ConnOutput::Frame(f)) = c.rx.try_recv() {
+                if let Some(r) = &mut self.registrations {
+                    r.watch.answered(id, &f, &r.registered);
+                }
+            }
+        }
+    }
+
     async fn conn(&mut self, id: u32) -> Result<&mut Conn, AdapterError> {
         let vacant = match self.conns.entry(id) {
             btree_map::Entry::Occupied(o) => return Ok(o.into_mut()),
@@ -941,7 +968,18 @@ impl Session for TcpSession {
     }
 
     async fn act(&mut self, action: PeerAction) -> Result<(), AdapterError> {
-        Err(unsupported(&format!("{action:?}")))
+        match (action, &self.failover) {
+            (PeerAction::Failover, Some((f, numbers))) => {
+                let (addr, numbers) = (self.addr.clone(), *numbers);
+                let ready = move || probe(&addr, &numbers).map(drop).map_err(|e| e.to_string());
+                fail_over(f, &self.addr, ready)
+                    .await
+                    .map_err(SetupError::Failover)?;
+                self.forget_connections();
+                Ok(())
+            }
+            (action, _) => Err(unsupported(&format!("{action:?}"))),
+        }
     }
 
     async fn next_request(&mut self, _within_ms: u64) -> Result<Option<OutRequest>, AdapterError> {

@@ -14,6 +14,7 @@ use super::selection::{load_all, SuiteArgs};
 use super::EXIT_USAGE;
 use anyhow::{anyhow, Context};
 use clap::{Args, ValueEnum};
+use kipcheck::adapter::failover::FailoverCommand;
 use kipcheck::model::{Fault, SpecProfile};
 use kipcheck::serve::{
     is_controller_fault, render_manifest, served_manifest, ControllerOptions, ManifestFacts,
@@ -86,8 +87,14 @@ pub(super) struct ServeArgs {
     #[arg(long, default_value_t = 1)]
     node_id: i32,
     /// Controller: print the target manifest describing it (for `--target-manifest`) and exit.
+    /// It has no `failover:` entry (no server runs to fail over): `--write-manifest` has.
     #[arg(long)]
     print_manifest: bool,
+    /// Controller: once listening, write the target manifest describing it to this file,
+    /// with the `failover:` entry that makes kipcheck fail it over (`kill -HUP <its pid>`:
+    /// on SIGHUP it replaces itself by a controller rebuilt from its metadata log).
+    #[arg(long, value_name = "FILE")]
+    write_manifest: Option<PathBuf>,
     /// The spec profile (YAML) whose readings it follows (default: the built-in one).
     #[arg(long)]
     profile: Option<PathBuf>,
@@ -145,6 +152,7 @@ pub(super) fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
     let controller_only = [
         (a.fault.is_some(), "--fault"),
         (a.print_manifest, "--print-manifest"),
+        (a.write_manifest.is_some(), "--write-manifest"),
     ];
     if a.role == ServeRole::Broker {
         if let Some((_, flag)) = controller_only.iter().find(|(set, _)| *set) {
@@ -172,25 +180,17 @@ pub(super) fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
         },
     };
     if let (true, Some(c)) = (a.print_manifest, &controller) {
-        let software = match c.fault {
-            Some(f) => format!(
-                "kipcheck {} reference controller, fault {f}",
-                env!("CARGO_PKG_VERSION")
-            ),
-            None => format!(
-                "kipcheck {} reference controller",
-                env!("CARGO_PKG_VERSION")
-            ),
-        };
-        let facts = ManifestFacts {
-            software,
-            finalized: c.metadata_version,
-            persistence_level: profile.static_config_persistence_level,
-            cluster_id: c.cluster_id.clone(),
-        };
-        print!("{}", render_manifest(&served_manifest(&c.defs, &facts)));
+        print!("{}", manifest_text(c, &profile, None));
         return Ok(ExitCode::SUCCESS);
     }
+    // Written once listening: a failover before then would find nothing to fail over.
+    let manifest_out = match (&a.write_manifest, &controller) {
+        (Some(path), Some(c)) => Some((
+            path.clone(),
+            manifest_text(c, &profile, Some(own_failover(&marker_path(path)))),
+        )),
+        _ => None,
+    };
     let mut opts = ServeOptions {
         profile,
         node_id: a.node_id,
@@ -230,12 +230,97 @@ pub(super) fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
             .enable_all()
             .build()?,
     };
+    let is_controller = opts.controller.is_some();
     runtime.block_on(async {
+        // Installed before anything can name this pid: SIGHUP's default would end the process.
+        let hangups = if is_controller {
+            Some(
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+                    .context("installing the SIGHUP handler")?,
+            )
+        } else {
+            None
+        };
         let server = Server::start(&a.listen, opts, sink).await?;
+        if let Some((path, text)) = &manifest_out {
+            std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+        }
         println!("kipcheck serve: listening on {}", server.local_addr());
         std::io::stdout().flush()?;
-        server.run_forever().await;
+        match hangups {
+            Some(mut hup) => {
+                let marker = a.write_manifest.as_deref().map(marker_path);
+                while hup.recv().await.is_some() {
+                    // A failover that cannot replay leaves the controller as it was.
+                    let outcome = server.failover();
+                    match &outcome {
+                        Ok(n) => {
+                            eprintln!("kipcheck serve: failover {n}: rebuilt from the metadata log")
+                        }
+                        Err(e) => eprintln!("kipcheck serve: failover refused: {e}"),
+                    }
+                    // The manifest's command waits on the marker: gone = done, text = refused.
+                    if let Some(m) = &marker {
+                        let _ = match outcome {
+                            Ok(_) => std::fs::remove_file(m),
+                            Err(e) => std::fs::write(m, format!("failover refused: {e}\n")),
+                        };
+                    }
+                }
+                server.run_forever().await;
+            }
+            None => server.run_forever().await,
+        }
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The file a failover command creates and waits on: the manifest's path + `.failing-over`.
+fn marker_path(manifest: &std::path::Path) -> PathBuf {
+    let mut m = manifest.as_os_str().to_owned();
+    m.push(".failing-over");
+    PathBuf::from(m)
+}
+
+/// The failover this process answers: SIGHUP to its own pid. `kill` returns once the signal is
+/// queued, not handled, so the command first creates `marker` and waits (bounded by
+/// `timeout_ms`) until the server removes it (failed over) or writes why it refused (exit 1).
+fn own_failover(marker: &std::path::Path) -> FailoverCommand {
+    let m = marker.to_string_lossy().replace('\'', r"'\''");
+    FailoverCommand {
+        command: format!(
+            "m='{m}'; : > \"$m\" && kill -HUP {pid} && while [ -e \"$m\" ] && [ ! -s \"$m\" ]; \
+             do sleep 0.01; done; if [ -s \"$m\" ]; then cat \"$m\" >&2; rm -f \"$m\"; exit 1; fi",
+            pid = std::process::id()
+        ),
+        timeout_ms: 10_000,
+        ready_timeout_ms: 10_000,
+    }
+}
+
+/// The target manifest describing the served controller `c`.
+fn manifest_text(
+    c: &ControllerOptions,
+    profile: &SpecProfile,
+    failover: Option<FailoverCommand>,
+) -> String {
+    let software = match c.fault {
+        Some(f) => format!(
+            "kipcheck {} reference controller, fault {f}",
+            env!("CARGO_PKG_VERSION")
+        ),
+        None => format!(
+            "kipcheck {} reference controller",
+            env!("CARGO_PKG_VERSION")
+        ),
+    };
+    let facts = ManifestFacts {
+        software,
+        finalized: c.metadata_version,
+        persistence_level: profile.static_config_persistence_level,
+        cluster_id: c.cluster_id.clone(),
+        failover,
+    };
+    render_manifest(&served_manifest(&c.defs, &facts))
 }

@@ -23,7 +23,8 @@ use crate::codec::{
 };
 use crate::model::controller::METADATA_VERSION;
 use crate::model::{
-    read_request, ControllerModel, Fault, Faults, Millis, ServerConfigDefs, SpecProfile,
+    read_request, ControllerModel, Fault, Faults, Millis, ReplayError, ServerConfigDefs,
+    SpecProfile,
 };
 
 /// The leader epoch of every batch the served controller writes: it is the only voter and was
@@ -96,6 +97,20 @@ pub enum ControllerSetupError {
     },
 }
 
+/// Why the served controller could not fail over (it keeps serving as it was).
+#[derive(Debug, thiserror::Error)]
+pub enum FailoverFailed {
+    /// The server serves the broker, not a controller.
+    #[error("the server is not a controller (--role controller)")]
+    NotController,
+    /// Its metadata log did not replay.
+    #[error("its metadata log does not replay: {0}")]
+    Replay(#[from] ReplayError),
+    /// A request handler panicked while holding the model.
+    #[error("the controller state is poisoned")]
+    Poisoned,
+}
+
 /// True if `fault` is one of the controller's built-in bugs.
 pub fn is_controller_fault(fault: Fault) -> bool {
     fault.bug().starts_with("Controller:")
@@ -164,6 +179,15 @@ impl ServedController {
             cluster_id: opts.cluster_id.clone(),
             numbers: profile.provisional,
         })
+    }
+
+    /// Fails over: the model is replaced by its successor rebuilt from its own metadata log
+    /// ([`ControllerModel::failover`]: same faults, so a faulty replay stays faulty). Its
+    /// cluster id, listener and log (the successor's is the same records) are kept.
+    pub(super) fn fail_over(&self) -> Result<(), FailoverFailed> {
+        let mut model = self.model.lock().map_err(|_| FailoverFailed::Poisoned)?;
+        *model = model.failover()?;
+        Ok(())
     }
 
     /// Answers one request frame (size prefix included) at `now`; `listener` is the host and

@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use crate::adapter::failover::FailoverCommand;
 use crate::adapter::manifest::{
     Downgrade, ManifestConfig, ManifestResource, MvLevels, MvMoves, TargetManifest, ValuePair,
 };
@@ -28,6 +29,8 @@ pub struct ManifestFacts {
     pub persistence_level: i16,
     /// The cluster id.
     pub cluster_id: String,
+    /// How kipcheck makes it fail over (known only to the serving process: its pid).
+    pub failover: Option<FailoverCommand>,
 }
 
 /// The manifest of a controller serving `defs`. A name both resources define is declared
@@ -60,6 +63,7 @@ pub fn served_manifest(defs: &ServerConfigDefs, facts: &ManifestFacts) -> Target
         },
         static_config_persistence_level: persistence,
         cluster_id: Some(facts.cluster_id.clone()),
+        failover: facts.failover.clone(),
         configs,
     }
 }
@@ -229,6 +233,15 @@ pub fn render_manifest(m: &TargetManifest) -> String {
     if let Some(id) = &m.cluster_id {
         let _ = writeln!(out, "cluster_id: {}", q(id));
     }
+    if let Some(f) = &m.failover {
+        let _ = writeln!(
+            out,
+            "failover: {{ command: {}, timeout_ms: {}, ready_timeout_ms: {} }}",
+            q(&f.command),
+            f.timeout_ms,
+            f.ready_timeout_ms
+        );
+    }
     out.push_str("configs:\n");
     for (name, c) in &m.configs {
         let _ = writeln!(out, "  {}:", q(name));
@@ -278,6 +291,11 @@ mod tests {
             finalized: 30,
             persistence_level: 35,
             cluster_id: "kipcheck-cluster".into(),
+            failover: Some(FailoverCommand {
+                command: "kill -HUP 4242".into(),
+                timeout_ms: 10_000,
+                ready_timeout_ms: 5_000,
+            }),
         }
     }
 

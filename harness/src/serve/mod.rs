@@ -11,7 +11,9 @@ pub mod record;
 pub mod script;
 pub mod server;
 
-pub use controller::{is_controller_fault, ControllerOptions, ControllerSetupError};
+pub use controller::{
+    is_controller_fault, ControllerOptions, ControllerSetupError, FailoverFailed,
+};
 pub use definitions::served_definitions;
 pub use load::{hold_idle, run_load, LoadPlan, LoadReport};
 pub use manifest::{render_manifest, served_manifest, ManifestFacts};

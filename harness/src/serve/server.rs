@@ -20,7 +20,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use super::controller::{Answer, ControllerOptions, ServedController};
+use super::controller::{Answer, ControllerOptions, FailoverFailed, ServedController};
 use super::record::{Direction, FrameRecord, Recorder};
 use super::script::{PushReply, ScriptStep, ServeScript};
 use crate::codec::{
@@ -111,6 +111,8 @@ struct Shared {
     recorder: Recorder,
     live: AtomicUsize,
     next_conn: AtomicU64,
+    /// How many failovers the controller went through; each closes every connection open then.
+    failovers: watch::Sender<u64>,
 }
 
 impl Shared {
@@ -198,6 +200,7 @@ impl Server {
             recorder: recorder.clone(),
             live: AtomicUsize::new(0),
             next_conn: AtomicU64::new(1),
+            failovers: watch::channel(0).0,
         });
         let (stop, stopped) = watch::channel(false);
         let task = tokio::spawn(accept_loop(listener, shared.clone(), stopped));
@@ -232,6 +235,25 @@ impl Server {
             .lock()
             .map(|b| b.policy_invocations())
             .unwrap_or(0)
+    }
+
+    /// The controller fails over as the active controller of a KRaft quorum does, seen from
+    /// outside: its successor, rebuilt from the metadata log, answers every request from now
+    /// on, and every connection open now is closed (a client reconnects, as to a new active
+    /// controller); the listener stays. Returns how many failovers it has gone through.
+    pub fn failover(&self) -> Result<u64, FailoverFailed> {
+        let c = self
+            .shared
+            .controller
+            .as_ref()
+            .ok_or(FailoverFailed::NotController)?;
+        c.fail_over()?;
+        let mut n = 0;
+        self.shared.failovers.send_modify(|f| {
+            *f += 1;
+            n = *f;
+        });
+        Ok(n)
     }
 
     /// Stops accepting and drops every connection.
@@ -290,8 +312,13 @@ async fn serve_conn(shared: &Shared, stream: TcpStream, peer: SocketAddr, id: u6
     let peer = peer.to_string();
     // Grows only as bytes arrive: a size claim alone allocates nothing.
     let mut frames = FrameStream::new(stream, peer.as_str(), max);
+    let mut failovers = shared.failovers.subscribe();
     loop {
-        let frame = match frames.next(Some(idle)).await {
+        let next = tokio::select! {
+            next = frames.next(Some(idle)) => next,
+            _ = failovers.changed() => return "closed by the controller's failover".into(),
+        };
+        let frame = match next {
             Ok(frame) => frame,
             Err(e) => return close_reason(&e),
         };
