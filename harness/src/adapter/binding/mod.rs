@@ -21,6 +21,12 @@
 //!   `static_validator.compliant`); an APPEND or SUBTRACT operand by the one that turns the
 //!   manifest's `default` into that value. Two results of one class cannot be told apart by
 //!   the manifest's values: unbound.
+//!   The replacement must mean, at every level the scenario runs at, what the scenario's value
+//!   means there, as far as the manifest's pairs declare it (`outcome.rs`); else the first
+//!   declared value that does; else the next config of the shape; else unbound
+//!   (`Unbound::NoValue`). A value reported in StaticConfigs at the key's default binds only to
+//!   the real default (`Unbound::Default`); a real config the scenario names itself is never
+//!   bound to.
 //! - Replacement, in every step, for all keys at once: the key's name wherever a string
 //!   equals it, and its values inside the `Value` of any object whose `Name` mentions the key
 //!   (requests, config records, DescribeConfigs results, StaticConfigs entries), or of a
