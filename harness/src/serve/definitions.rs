@@ -45,6 +45,7 @@ fn mv(key: &mut ServerConfigKey, levels: Vec<(i16, Validator)>) {
 /// | broker | `message.max.bytes` | INT | yes | H |
 /// | broker | `queued.max.requests` | INT | yes | M.1 (M = [`MID_LEVELS`]) |
 /// | broker | `num.io.threads` | INT | yes | M |
+/// | broker | `background.threads` | INT | yes | M.1, refusing its own default |
 /// | broker | `num.network.threads` | INT | yes | L.1 |
 /// | broker | `num.partitions`, `min.insync.replicas`, ... | INT | yes | none |
 /// | broker | `offsets.topic.replication.factor` | SHORT | yes | L.1 + H.0 |
@@ -81,6 +82,12 @@ pub fn served_definitions() -> ServerConfigDefs {
     let mut queued = ServerConfigKey::new(ConfigType::Int, Some("500"), Some(at_least(1.0)));
     mv(&mut queued, vec![(MID_LEVELS.1, at_least(2.0))]);
     b.insert("queued.max.requests".into(), queued);
+    // A reported default that a level above the served one refuses: its MV validator's
+    // violating value (the manifest's, one below the minimum) is the default, so a scenario
+    // reporting a config at its default over a higher level's limit binds to it.
+    let mut background = ServerConfigKey::new(ConfigType::Int, Some("10"), Some(at_least(1.0)));
+    mv(&mut background, vec![(MID_LEVELS.1, at_least(11.0))]);
+    b.insert("background.threads".into(), background);
     if let Some(k) = b.get_mut("num.io.threads") {
         mv(
             k,
@@ -164,6 +171,7 @@ mod tests {
         assert_eq!(levels(&d.broker["num.partitions"]), Vec::<i16>::new());
         assert_eq!(levels(&d.broker["queued.max.requests"]), [33]);
         assert_eq!(levels(&d.broker["num.io.threads"]), [32, 33]);
+        assert_eq!(levels(&d.broker["background.threads"]), [33]);
         assert_eq!(levels(&d.broker["num.network.threads"]), [30]);
         assert_eq!(levels(&d.topic["segment.bytes"]), [10, 30, 45, 50]);
         assert_eq!(levels(&d.topic["cleanup.policy"]), [30, 45]);

@@ -21,6 +21,12 @@
 //!   `static_validator.compliant`); an APPEND or SUBTRACT operand by the one that turns the
 //!   manifest's `default` into that value. Two results of one class cannot be told apart by
 //!   the manifest's values: unbound.
+//!   The replacement must mean, at every level the scenario runs at, what the scenario's value
+//!   means there, as far as the manifest's pairs declare it (`outcome.rs`); else the first
+//!   declared value that does; else the next config of the shape; else unbound
+//!   (`Unbound::NoValue`). A value reported in StaticConfigs at the key's default binds only to
+//!   the real default (`Unbound::Default`); a real config the scenario names itself is never
+//!   bound to.
 //! - Replacement, in every step, for all keys at once: the key's name wherever a string
 //!   equals it, and its values inside the `Value` of any object whose `Name` mentions the key
 //!   (requests, config records, DescribeConfigs results, StaticConfigs entries), or of a
@@ -30,6 +36,7 @@
 mod cluster_id;
 mod levels;
 mod moves;
+mod outcome;
 mod rewrite;
 mod values;
 
@@ -101,6 +108,38 @@ pub enum Unbound {
         op: &'static str,
         /// Why, in words.
         why: String,
+    },
+    /// No value the manifest declares for the bound config is known to mean, at every level
+    /// the scenario runs at, what the scenario's value means there (e.g. a value a lower
+    /// level's MV validator refuses and a higher one's accepts: a manifest's pairs never say a
+    /// value passes a higher level than its own).
+    #[error("the manifest ({software}) declares no value of {name} known to be, like the scenario's {value:?} of {key}, {needs}")]
+    NoValue {
+        /// The scenario's config.
+        key: String,
+        /// The scenario's value (the resulting value of a list operation).
+        value: String,
+        /// The real config it was bound to.
+        name: String,
+        /// What the value must be at each level, in words.
+        needs: String,
+        /// The manifest's `software`.
+        software: String,
+    },
+    /// The scenario's value is its config's default, and the bound config's default is not
+    /// declared to mean what it means (a controller may treat a default value apart).
+    #[error("the scenario's {value:?} is {key}'s default; the manifest ({software}) does not declare {real} to be {needs}")]
+    Default {
+        /// The scenario's config.
+        key: String,
+        /// The scenario's value.
+        value: String,
+        /// The real config's default in words, e.g. `num.io.threads's default ("8")`.
+        real: String,
+        /// What the value must be at each level, in words.
+        needs: String,
+        /// The manifest's `software`.
+        software: String,
     },
     /// The controller's cluster id is not known, so a BrokerRegistration cannot carry it.
     #[error("the scenario sends BrokerRegistration, but the controller's cluster id is unknown ({0}); the manifest's cluster_id declares it")]
@@ -228,9 +267,14 @@ pub fn bind(
                 found = Some((runs, b));
                 break;
             }
-            Err(e) => {
-                first_error.get_or_insert(e);
-            }
+            // A reason about values says more than one about shapes: it wins.
+            Err(e) => match &first_error {
+                None | Some(Unbound::NoConfig { .. }) if !matches!(e, Unbound::NoConfig { .. }) => {
+                    first_error = Some(e)
+                }
+                None => first_error = Some(e),
+                _ => {}
+            },
         }
     }
     let Some((runs, (bindings, level_map))) = found else {
@@ -293,6 +337,18 @@ fn bind_keys<'a>(
     let mut defs = ServerConfigDefs::default();
     defs.broker.extend(setup.definitions.clone());
     let mut taken: BTreeSet<&str> = BTreeSet::new();
+    // A real config the scenario already names itself (not as an injected key) would be
+    // set twice over: never bound to.
+    let mut named = BTreeSet::new();
+    for s in &scenario.file.steps {
+        if let Ok(json) = serde_json::to_value(&s.value) {
+            strings(&json, &mut named);
+        }
+    }
+    let injected: Vec<&str> = injected.collect();
+    for k in &injected {
+        named.remove(*k);
+    }
     // Every key is bound against the scenario as written, then all of them are substituted at
     // once: a key bound to a real name that another injected key has is not renamed twice.
     let mut bindings: Vec<KeyBinding> = Vec::new();
@@ -320,47 +376,53 @@ fn bind_keys<'a>(
             .map(|v| (v.level, &v.validator))
             .collect();
         let scenario_levels: Vec<i16> = levels.keys().copied().collect();
-        let fit = m
+        let uses = classify(key, def, &levels, &scenario.file.steps)?;
+        let reported = reported_static(key, &scenario.file.steps);
+        // The first config of the shape whose declared values mean what the scenario's do;
+        // if none, why the first of that shape does not.
+        let mut value_error = None;
+        let mut found = None;
+        let fitting = m
             .configs
             .iter()
-            .filter(|(name, _)| !taken.contains(name.as_str()))
+            .filter(|(name, _)| !taken.contains(name.as_str()) && !named.contains(name.as_str()))
             .filter(|(_, c)| {
                 c.resource == resource
                     && c.ty == def.ty
                     && c.report_policy == def.report_policy
                     && c.static_validator.is_some() == def.validator.is_some()
             })
-            .find_map(|(name, c)| map_levels(&scenario_levels, runs, c).map(|f| (name, c, f)));
-        let Some((name, config, f)) = fit else {
-            return Err(Unbound::NoConfig {
-                key: key.to_owned(),
-                shape: shape(resource, def, &scenario_levels, setup.metadata_version),
-                software: m.software.clone(),
-            });
-        };
-        taken.insert(name);
-        let uses = classify(key, def, &levels, &scenario.file.steps)?;
-        let mut replace: BTreeMap<String, String> = BTreeMap::new();
-        for (class, u) in uses {
-            let Some(real) = substitute(&class, config, &f, &scenario_levels) else {
-                continue;
+            .filter_map(|(name, c)| map_levels(&scenario_levels, runs, c).map(|f| (name, c, f)));
+        for (name, config, f) in fitting {
+            let mut replace: BTreeMap<String, String> = BTreeMap::new();
+            let values = ValueBinding {
+                key,
+                def,
+                levels: &levels,
+                name,
+                config,
+                runs,
+                software: &m.software,
+                reported: &reported,
             };
-            for (from, to) in real_use(&u, &real, key, name, config, &m.software)? {
-                match replace.get(&from) {
-                    Some(had) if *had != to => {
-                        return Err(Unbound::TwoMeanings {
-                            key: key.to_owned(),
-                            value: from,
-                            first: had.clone(),
-                            second: to,
-                        })
-                    }
-                    _ => {
-                        replace.insert(from, to);
-                    }
+            match values.bind(&uses, &f, &scenario_levels, &mut replace) {
+                Ok(()) => {
+                    found = Some((name, f, replace));
+                    break;
+                }
+                Err(e) => {
+                    value_error.get_or_insert(e);
                 }
             }
         }
+        let Some((name, f, replace)) = found else {
+            return Err(value_error.unwrap_or_else(|| Unbound::NoConfig {
+                key: key.to_owned(),
+                shape: shape(resource, def, &scenario_levels, setup.metadata_version),
+                software: m.software.clone(),
+            }));
+        };
+        taken.insert(name);
         for (s, r) in scenario_levels.iter().zip(&f) {
             level_map.insert((key.to_owned(), *s), *r);
         }
@@ -373,7 +435,152 @@ fn bind_keys<'a>(
     Ok((bindings, level_map))
 }
 
+/// One injected key and the real config it is tried on, for its values.
+struct ValueBinding<'a> {
+    key: &'a str,
+    def: &'a crate::model::ServerConfigKey,
+    levels: &'a BTreeMap<i16, &'a Validator>,
+    name: &'a str,
+    config: &'a super::manifest::ManifestConfig,
+    runs: &'a [(i16, i16)],
+    software: &'a str,
+    /// The values brokers report for the key in StaticConfigs.
+    reported: &'a BTreeSet<String>,
+}
+
+impl ValueBinding<'_> {
+    /// Every use's substitutions into `replace` (`f`: the real levels of `scenario_levels`).
+    fn bind(
+        &self,
+        uses: &[(values::Class, values::Use)],
+        f: &[i16],
+        scenario_levels: &[i16],
+        replace: &mut BTreeMap<String, String>,
+    ) -> Result<(), Unbound> {
+        for (class, u) in uses {
+            let Some(real) = substitute(class, self.config, f, scenario_levels) else {
+                continue;
+            };
+            let real = self.faithful(u, real)?;
+            for (from, to) in real_use(u, &real, self.key, self.name, self.config, self.software)? {
+                match replace.get(&from) {
+                    Some(had) if *had != to => {
+                        return Err(Unbound::TwoMeanings {
+                            key: self.key.to_owned(),
+                            value: from,
+                            first: had.clone(),
+                            second: to,
+                        })
+                    }
+                    _ => {
+                        replace.insert(from, to);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `real` (the value of the use's class) if it means, at every run, what the scenario's
+    /// value means at the scenario's level, else the first manifest value of the config that
+    /// does; a value at the scenario key's default that a broker reports (StaticConfigs) binds
+    /// only to the real config's default (a controller may tell a reported default apart; a
+    /// dynamic SET to the default is an ordinary value).
+    fn faithful(&self, u: &values::Use, real: String) -> Result<String, Unbound> {
+        let v = u.result();
+        let wants: Vec<(i16, i16, Option<outcome::Outcome>)> = self
+            .runs
+            .iter()
+            .map(|&(s, r)| {
+                let o = outcome::scenario_outcome(self.def, self.levels, self.key, v, s);
+                (s, r, o)
+            })
+            .collect();
+        let needs = wants
+            .iter()
+            .map(|(s, r, o)| {
+                let o = o.map_or("unparsable", outcome::Outcome::words);
+                format!("{o} at metadata.version {r} (the scenario's {s})")
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let fits = |cand: &str| {
+            wants
+                .iter()
+                .all(|(_, r, o)| o.is_some() && outcome::real_outcome(self.config, cand, *r) == *o)
+        };
+        // Not for list operations: their operand is derived from the resulting value.
+        if self.def.default.as_deref() == Some(v) && u.is_set() && self.reported.contains(v) {
+            return match &self.config.default {
+                Some(d) if fits(d) => Ok(d.clone()),
+                d => Err(Unbound::Default {
+                    key: self.key.to_owned(),
+                    value: v.to_owned(),
+                    real: format!(
+                        "{}'s default ({})",
+                        self.name,
+                        d.as_ref().map_or("none".into(), |d| format!("{d:?}"))
+                    ),
+                    needs,
+                    software: self.software.to_owned(),
+                }),
+            };
+        }
+        if fits(&real) {
+            return Ok(real);
+        }
+        outcome::candidates(self.config)
+            .into_iter()
+            .find(|c| fits(c))
+            .ok_or_else(|| Unbound::NoValue {
+                key: self.key.to_owned(),
+                value: v.to_owned(),
+                name: self.name.to_owned(),
+                needs,
+                software: self.software.to_owned(),
+            })
+    }
+}
+
+/// The values BrokerRegistration requests report for `key` in StaticConfigs.
+fn reported_static(key: &str, steps: &[serde_saphyr::Spanned<Step>]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for s in steps {
+        let Step::Send(x) = &s.value else { continue };
+        if x.api != "BrokerRegistration" {
+            continue;
+        }
+        let entries = x
+            .body
+            .as_ref()
+            .and_then(|b| b.get("StaticConfigs"))
+            .and_then(serde_json::Value::as_array);
+        for e in entries.into_iter().flatten() {
+            if e.get("Name").and_then(serde_json::Value::as_str) == Some(key) {
+                if let Some(v) = e.get("Value").and_then(serde_json::Value::as_str) {
+                    out.insert(v.to_owned());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every string anywhere in `v`.
+fn strings(v: &serde_json::Value, out: &mut BTreeSet<String>) {
+    match v {
+        serde_json::Value::String(s) => {
+            out.insert(s.clone());
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+        serde_json::Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_moves;
+#[cfg(test)]
+mod tests_values;

@@ -168,31 +168,54 @@ fn an_upgrade_binds_its_target_above_the_finalized_level_in_requests_and_expecta
 }
 
 #[test]
+fn a_downgrade_whose_value_only_the_higher_level_accepts_is_unbound() {
+    // 20 -> 30, 10 -> 25 keep the validators on their sides, but the scenario's value is over
+    // the level-10 cap and valid at 20: a.two.levels' level-25 violating value is not declared
+    // to pass the level-30 validator (a pair says nothing about higher levels), and no other
+    // declared value is refused at 25 and accepted at 30. Bound anyway, the live controller
+    // refused the first SET (k1294-audit-downgrade-dynamic-violation, 2026-12-04).
+    let e = bind(&scenario(&downgrade(2)), Some(&manifest(MOVES))).unwrap_err();
+    assert!(matches!(e, Unbound::NoValue { .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "the manifest (Example 9) declares no value of a.two.levels known to be, like the \
+         scenario's \"4194304\" of segment.bytes, refused by the MV validator in force at \
+         metadata.version 25 (the scenario's 10), accepted at metadata.version 30 (the \
+         scenario's 20)"
+    );
+}
+
+#[test]
 fn a_downgrade_binds_its_target_below_with_the_validators_on_the_same_sides() {
-    let bound = bind(&scenario(&downgrade(2)), Some(&manifest(MOVES)))
-        .unwrap()
-        .unwrap();
-    // 20 -> 30, 10 -> 25; validators 10 -> 25 and 20 -> 30 on a.two.levels: the value valid
-    // at 20 but over the level-10 cap is a.two.levels' level-25 violating value.
-    let c = bound.file.setup.controller.as_ref().unwrap();
-    let levels: Vec<(&str, i16)> = c
-        .mv_validators
-        .iter()
-        .map(|v| (v.key.as_str(), v.level))
-        .collect();
-    assert_eq!(levels, [("a.two.levels", 25), ("a.two.levels", 30)]);
-    assert_eq!(
-        body(&bound, 0)["Resources"][0]["Configs"][0]["Value"],
-        "2097153"
-    );
-    assert_eq!(
-        body(&bound, 2)["FeatureUpdates"],
-        json!([{ "Feature": "metadata.version", "MaxVersionLevel": 25, "UpgradeType": 2 }])
-    );
-    assert_eq!(
-        body(&bound, 5)["FinalizedFeatures"]["$contains"][0]["MaxVersionLevel"],
-        30
-    );
+    // 20 -> 30, 10 -> 25; validators 10 -> 25 and 20 -> 30 on a.two.levels. A value both
+    // levels accept binds to the level-30 compliant value, declared to pass every validator
+    // up to 30, so accepted at 25 and at 30 alike.
+    let accepted = downgrade(2)
+        .replace("Value: \"4194304\"", "Value: \"1500000\"")
+        .replace(
+            "  - expect_response: { body: { ErrorCode: INVALID_CONFIG } }\n",
+            "  - expect_response: { body: { ErrorCode: NONE } }\n",
+        );
+    let bound = bind(&scenario(&accepted), Some(&manifest(MOVES)));
+    if let Ok(Some(bound)) = bound {
+        let c = bound.file.setup.controller.as_ref().unwrap();
+        let levels: Vec<(&str, i16)> = c
+            .mv_validators
+            .iter()
+            .map(|v| (v.key.as_str(), v.level))
+            .collect();
+        assert_eq!(levels, [("a.two.levels", 25), ("a.two.levels", 30)]);
+        assert_eq!(
+            body(&bound, 0)["Resources"][0]["Configs"][0]["Value"],
+            "1048576"
+        );
+        assert_eq!(
+            body(&bound, 2)["FeatureUpdates"],
+            json!([{ "Feature": "metadata.version", "MaxVersionLevel": 25, "UpgradeType": 2 }])
+        );
+    } else {
+        panic!("unbound: {bound:?}");
+    }
 }
 
 #[test]

@@ -65,6 +65,18 @@ pub(super) struct Use {
     result: String,
 }
 
+impl Use {
+    /// The value the config has after the use.
+    pub(super) fn result(&self) -> &str {
+        &self.result
+    }
+
+    /// Whether the use is a whole value (not a list APPEND or SUBTRACT).
+    pub(super) fn is_set(&self) -> bool {
+        self.op == Op::Set
+    }
+}
+
 /// Each parsable value the scenario's sent bodies give `key`, classified by the value it
 /// results in; two different resulting values of one class are unbound.
 pub(super) fn classify(
