@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The controller suite against kipcheck's reference controller on real TCP ports
 # (`kipcheck serve --role controller`, docs/live-targets.md "A live reference controller"),
-# four of them in one run, each scenario routed to the one it can run on: two follow the
+# five of them in one run, each scenario routed to the one it can run on: two follow the
 # built-in readings at two metadata.version levels (one below the KIP-1326 persistence level
 # 35, one at it); two follow the other reading of every contested controller reading
 # (target/.../alt-profile.yaml: persistence level 20, INVALID_CONFIG refusals, upgrade-only
-# audit, merged re-registration), at 30 and at 19. Each has its metadata log read over Fetch
+# audit, merged re-registration), at 30 and at 19; a fifth runs as node 5 (a node id is fixed
+# when a controller starts: only scenarios whose controller is node 5 run there). Each has its
+# metadata log read over Fetch
 # (`--metadata-log`) and binds scenarios through the manifest it writes for itself
 # (`--write-manifest`, with the `failover:` command that makes it fail over).
 #
@@ -73,7 +75,7 @@ alt_profile() {
       harness/src/model/default_profile.yaml
 }
 
-# `live_run DIR [--fault NAME] [run args...]`: the four controllers served afresh, the suite in
+# `live_run DIR [--fault NAME] [run args...]`: the five controllers served afresh, the suite in
 # one run routed between them.
 live_run() {
   local dir="$1"; shift
@@ -82,10 +84,12 @@ live_run() {
   mkdir -p "$dir"
   alt_profile > "$dir/alt-profile.yaml"
   local base="harness/src/model/default_profile.yaml"
-  local args=() name level profile
-  for spec in "low $low $base" "high $high $base" "alt-at 30 $dir/alt-profile.yaml" "alt-below 19 $dir/alt-profile.yaml"; do
-    read -r name level profile <<< "$spec"
-    serve "$level" "$dir/serve-$name.log" --profile "$profile" --write-manifest "$dir/manifest-$name.yaml" "${fault[@]}"
+  local args=() name level profile node
+  for spec in "low $low $base 1" "high $high $base 1" "alt-at 30 $dir/alt-profile.yaml 1" \
+              "alt-below 19 $dir/alt-profile.yaml 1" "node5 $low $base 5"; do
+    read -r name level profile node <<< "$spec"
+    serve "$level" "$dir/serve-$name.log" --profile "$profile" --node-id "$node" \
+      --write-manifest "$dir/manifest-$name.yaml" "${fault[@]}"
     args+=(--target "tcp://$addr" --target-manifest "$dir/manifest-$name.yaml" --metadata-log "$addr" --profile "$profile")
   done
   local rc=0

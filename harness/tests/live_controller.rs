@@ -364,6 +364,7 @@ mod served {
             finalized: level,
             persistence_level: 35,
             cluster_id: c.cluster_id.clone(),
+            node_id: 1,
             failover: None,
         };
         let text = render_manifest(&served_manifest(&c.defs, &facts));

@@ -38,6 +38,11 @@ pub struct TargetManifest {
     /// and its bounds). Absent: failover scenarios are unsupported on it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failover: Option<super::failover::FailoverCommand>,
+    /// The controller's `node.id` (absent: 1, the node scenarios assume unless they set
+    /// `setup.controller.node_id`). A scenario that runs its controller as another node is
+    /// not bound to this controller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node_id: Option<i32>,
     /// Real configs with validators, by name.
     #[serde(default)]
     pub configs: BTreeMap<String, ManifestConfig>,

@@ -180,14 +180,19 @@ pub(super) fn run(a: ServeArgs) -> anyhow::Result<ExitCode> {
         },
     };
     if let (true, Some(c)) = (a.print_manifest, &controller) {
-        print!("{}", manifest_text(c, &profile, None));
+        print!("{}", manifest_text(c, &profile, a.node_id, None));
         return Ok(ExitCode::SUCCESS);
     }
     // Written once listening: a failover before then would find nothing to fail over.
     let manifest_out = match (&a.write_manifest, &controller) {
         (Some(path), Some(c)) => Some((
             path.clone(),
-            manifest_text(c, &profile, Some(own_failover(&marker_path(path)))),
+            manifest_text(
+                c,
+                &profile,
+                a.node_id,
+                Some(own_failover(&marker_path(path))),
+            ),
         )),
         _ => None,
     };
@@ -303,6 +308,7 @@ fn own_failover(marker: &std::path::Path) -> FailoverCommand {
 fn manifest_text(
     c: &ControllerOptions,
     profile: &SpecProfile,
+    node_id: i32,
     failover: Option<FailoverCommand>,
 ) -> String {
     let software = match c.fault {
@@ -320,6 +326,7 @@ fn manifest_text(
         finalized: c.metadata_version,
         persistence_level: profile.static_config_persistence_level,
         cluster_id: c.cluster_id.clone(),
+        node_id,
         failover,
     };
     render_manifest(&served_manifest(&c.defs, &facts))

@@ -29,6 +29,8 @@ pub struct ManifestFacts {
     pub persistence_level: i16,
     /// The cluster id.
     pub cluster_id: String,
+    /// The controller's node id.
+    pub node_id: i32,
     /// How kipcheck makes it fail over (known only to the serving process: its pid).
     pub failover: Option<FailoverCommand>,
 }
@@ -63,6 +65,7 @@ pub fn served_manifest(defs: &ServerConfigDefs, facts: &ManifestFacts) -> Target
         },
         static_config_persistence_level: persistence,
         cluster_id: Some(facts.cluster_id.clone()),
+        node_id: Some(facts.node_id),
         failover: facts.failover.clone(),
         configs,
     }
@@ -233,6 +236,9 @@ pub fn render_manifest(m: &TargetManifest) -> String {
     if let Some(id) = &m.cluster_id {
         let _ = writeln!(out, "cluster_id: {}", q(id));
     }
+    if let Some(n) = m.node_id {
+        let _ = writeln!(out, "node_id: {n}");
+    }
     if let Some(f) = &m.failover {
         let _ = writeln!(
             out,
@@ -291,6 +297,7 @@ mod tests {
             finalized: 30,
             persistence_level: 35,
             cluster_id: "kipcheck-cluster".into(),
+            node_id: 1,
             failover: Some(FailoverCommand {
                 command: "kill -HUP 4242".into(),
                 timeout_ms: 10_000,

@@ -251,6 +251,7 @@ async fn a_failing_failover_command_errors_the_scenario_with_its_status_and_stde
         finalized: 35,
         persistence_level: SpecProfile::default().static_config_persistence_level,
         cluster_id: c.cluster_id.clone(),
+        node_id: 1,
         failover: Some(FailoverCommand {
             command: "echo no standby controller >&2; exit 3".into(),
             timeout_ms: 10_000,

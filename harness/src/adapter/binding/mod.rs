@@ -40,6 +40,7 @@ mod outcome;
 mod rewrite;
 mod values;
 
+use crate::model::controller::DEFAULT_CONTROLLER_NODE_ID;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::manifest::{ManifestResource, TargetManifest};
@@ -180,6 +181,17 @@ pub enum Unbound {
     /// scenario; each one's reason, led by its name (`tcp://HOST:PORT: why`).
     #[error("no target runs it: {}", .0.join("; "))]
     NoTarget(Vec<String>),
+    /// The scenario's controller has another node id than the live one declares (a node id
+    /// is fixed when a controller is started; requests and answers name it).
+    #[error("the scenario's controller is node {wanted}; the manifest ({software}) declares {}", .declared.map_or("no node_id (node 1 is assumed)".to_owned(), |n| format!("node_id {n}")))]
+    NodeId {
+        /// `setup.controller.node_id`.
+        wanted: i32,
+        /// The manifest's `node_id`.
+        declared: Option<i32>,
+        /// The manifest's `software`.
+        software: String,
+    },
 }
 
 /// `scenario` bound to `manifest` (`None` when given none): `Ok(None)` when it needs no
@@ -192,6 +204,16 @@ pub fn bind(
     let Some(setup) = &scenario.file.setup.controller else {
         return Ok(None);
     };
+    if let Some(m) = manifest {
+        let wanted = setup.node_id;
+        if m.node_id.unwrap_or(DEFAULT_CONTROLLER_NODE_ID) != wanted {
+            return Err(Unbound::NodeId {
+                wanted,
+                declared: m.node_id,
+                software: m.software.clone(),
+            });
+        }
+    }
     let mut injected: BTreeSet<&str> = setup.mv_validators.iter().map(|v| v.key.as_str()).collect();
     injected.extend(setup.definitions.keys().map(String::as_str));
     let needs_level = scenario

@@ -157,3 +157,39 @@ fn a_reported_default_binds_only_to_the_real_default() {
         serde_json::json!([{ "Name": "example.bytes", "Value": "400" }])
     );
 }
+
+/// A controller's node id is fixed: a scenario whose controller is another node is not bound
+/// to it, and one that is the declared node is (a manifest without `node_id` is node 1).
+#[test]
+fn the_node_id_must_be_the_declared_one() {
+    let s = |node: &str| {
+        scenario(&format!(
+            "id: values\ntitle: t\nkip: KIP-1294\ngrade: MUST\nroles: [controller]\nsetup:\n  controller:\n    metadata_version: 20\n{node}steps:\n  - send: {{ api: ApiVersions, version: 3, body: {{}} }}\n  - expect_response: {{ body: {{ ErrorCode: NONE }} }}\n"
+        ))
+    };
+    let at = |node: Option<i32>| {
+        let mut m = manifest(MANIFEST);
+        m.node_id = node;
+        m
+    };
+    let five = s("    node_id: 5\n");
+    assert_eq!(
+        bind(&five, Some(&at(None))).unwrap_err().to_string(),
+        "the scenario's controller is node 5; the manifest (Example 9) declares no node_id (node 1 is assumed)"
+    );
+    assert_eq!(
+        bind(&five, Some(&at(Some(3)))).unwrap_err().to_string(),
+        "the scenario's controller is node 5; the manifest (Example 9) declares node_id 3"
+    );
+    assert!(bind(&five, Some(&at(Some(5)))).is_ok());
+    let default = s("");
+    assert!(bind(&default, Some(&at(None))).is_ok());
+    assert!(matches!(
+        bind(&default, Some(&at(Some(5)))),
+        Err(Unbound::NodeId {
+            wanted: 1,
+            declared: Some(5),
+            ..
+        })
+    ));
+}
