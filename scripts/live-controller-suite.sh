@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The controller suite against kipcheck's reference controller on real TCP ports
 # (`kipcheck serve --role controller`, docs/live-targets.md "A live reference controller"),
-# five of them in one run, each scenario routed to the one it can run on: two follow the
+# six of them in one run, each scenario routed to the one it can run on: two follow the
 # built-in readings at two metadata.version levels (one below the KIP-1326 persistence level
 # 35, one at it); two follow the other reading of every contested controller reading
 # (target/.../alt-profile.yaml: persistence level 20, INVALID_CONFIG refusals, upgrade-only
 # audit, merged re-registration), at 30 and at 19; a fifth runs as node 5 (a node id is fixed
-# when a controller starts: only scenarios whose controller is node 5 run there). Each has its
+# when a controller starts: only scenarios whose controller is node 5 run there); a sixth follows
+# the built-in readings but audits before validating the update itself (update_features_precedence
+# invalid_config), at 30. Each has its
 # metadata log read over Fetch
 # (`--metadata-log`) and binds scenarios through the manifest it writes for itself
 # (`--write-manifest`, with the `failover:` command that makes it fail over).
@@ -53,6 +55,7 @@ trap cleanup EXIT
 # sets `addr` to its address (not in a subshell: the pid must reach `pids`).
 serve() {
   local level="$1" log="$2"; shift 2
+  : > "$log"   # emptied here, not by the child's redirection: a rerun must not read the old address
   "$bin" serve --role controller --listen 127.0.0.1:0 --metadata-version "$level" "$@" > "$log" 2>&1 &
   pids+=($!)
   addr=""
@@ -75,7 +78,14 @@ alt_profile() {
       harness/src/model/default_profile.yaml
 }
 
-# `live_run DIR [--fault NAME] [run args...]`: the five controllers served afresh, the suite in
+# The built-in readings but the audit before the update's own validation (a scenario pinning
+# that and the audit of downgrades has no other controller to run on).
+audit_first_profile() {
+  sed -e 's/^update_features_precedence: .*/update_features_precedence: invalid_config/' \
+      harness/src/model/default_profile.yaml
+}
+
+# `live_run DIR [--fault NAME] [run args...]`: the six controllers served afresh, the suite in
 # one run routed between them.
 live_run() {
   local dir="$1"; shift
@@ -83,10 +93,12 @@ live_run() {
   if [ "${1:-}" = "--fault" ]; then fault=(--fault "$2"); shift 2; fi
   mkdir -p "$dir"
   alt_profile > "$dir/alt-profile.yaml"
+  audit_first_profile > "$dir/audit-first-profile.yaml"
   local base="harness/src/model/default_profile.yaml"
   local args=() name level profile node
   for spec in "low $low $base 1" "high $high $base 1" "alt-at 30 $dir/alt-profile.yaml 1" \
-              "alt-below 19 $dir/alt-profile.yaml 1" "node5 $low $base 5"; do
+              "alt-below 19 $dir/alt-profile.yaml 1" "node5 $low $base 5" \
+              "audit-first $low $dir/audit-first-profile.yaml 1"; do
     read -r name level profile node <<< "$spec"
     serve "$level" "$dir/serve-$name.log" --profile "$profile" --node-id "$node" \
       --write-manifest "$dir/manifest-$name.yaml" "${fault[@]}"

@@ -139,8 +139,9 @@ pub struct ManifestConfig {
     #[serde(default)]
     pub static_validator: Option<ValuePair>,
     /// KIP-1294 MV validators: feature level → one value the validator in force from that
-    /// level refuses (while passing the static validator and every lower level's) and one
-    /// every validator up to that level accepts.
+    /// level refuses (while passing the static validator and every lower level's), one every
+    /// validator up to that level accepts, and optionally one this level's validator accepts
+    /// while the level below's refuses (`relaxed`).
     #[serde(default)]
     pub mv_validators: BTreeMap<i16, ValuePair>,
     /// KIP-1326 report policy (`DEFAULT` or `NEVER`).
@@ -154,7 +155,8 @@ pub struct ManifestConfig {
     pub default: Option<String>,
 }
 
-/// A value a validator refuses and one it accepts.
+/// A value a validator refuses and one it accepts; for an MV level above another, optionally
+/// a value that shows the level relaxing the one below it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ValuePair {
@@ -162,6 +164,12 @@ pub struct ValuePair {
     pub violating: String,
     /// Accepted.
     pub compliant: String,
+    /// MV levels only, not the lowest: a value the static validator and this level's MV
+    /// validator accept while the MV validator of the level below refuses it (under KIP-1294's
+    /// floor semantics, refused at the level below and accepted from this one). Lets a
+    /// scenario whose value only a higher level accepts be bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relaxed: Option<String>,
 }
 
 /// A manifest file that cannot be used, located in its file (`file:line:col: what`).
@@ -207,6 +215,19 @@ pub enum ManifestErrorKind {
         which: String,
         /// The value.
         value: String,
+    },
+    /// A `relaxed` value where none can be: on the static validator or the lowest MV level
+    /// (no level below to relax), or equal to the pair's other values.
+    #[error("{config}: {which} declares relaxed {value:?}, {why}")]
+    Relaxed {
+        /// The config.
+        config: String,
+        /// `static_validator` or `mv_validators LEVEL`.
+        which: String,
+        /// The value.
+        value: String,
+        /// What is wrong with it.
+        why: &'static str,
     },
 }
 
@@ -294,19 +315,38 @@ pub fn parse_manifest(text: &str, path: &Path) -> Result<TargetManifest, Manifes
                 )
             })
         };
-        if let Some(e) = c
-            .static_validator
-            .as_ref()
-            .and_then(|v| same("static_validator".into(), v))
-        {
-            return Err(e);
+        let relaxed = |which: String, v: &ValuePair, lowest: bool| {
+            let r = v.relaxed.as_ref()?;
+            let why = if lowest {
+                "but only an MV level with a level below it can relax that one"
+            } else if *r == v.violating || *r == v.compliant {
+                "the same as the pair's violating or compliant value"
+            } else {
+                return None;
+            };
+            Some(err(
+                key_position(text, &["configs", name]),
+                ManifestErrorKind::Relaxed {
+                    config: name.clone(),
+                    which,
+                    value: r.clone(),
+                    why,
+                },
+            ))
+        };
+        if let Some(v) = &c.static_validator {
+            let which = || "static_validator".to_owned();
+            if let Some(e) = same(which(), v).or_else(|| relaxed(which(), v, true)) {
+                return Err(e);
+            }
         }
-        for (level, v) in &c.mv_validators {
+        for (i, (level, v)) in c.mv_validators.iter().enumerate() {
             if !(min..=max).contains(level) {
                 let at = key_position(text, &["configs", name, "mv_validators"]);
                 return Err(out_of_range(format!("{name} mv_validators"), *level, at));
             }
-            if let Some(e) = same(format!("mv_validators {level}"), v) {
+            let which = || format!("mv_validators {level}");
+            if let Some(e) = same(which(), v).or_else(|| relaxed(which(), v, i == 0)) {
                 return Err(e);
             }
         }
@@ -459,6 +499,47 @@ configs:
         assert_eq!((e.line, e.col), (4, 3), "{e}");
         assert!(
             matches!(e.kind.as_ref(), ManifestErrorKind::SameValues { config, which, value } if config == "log.segment.bytes" && which == "static_validator" && value == "1048576"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_relaxed_value_loads_on_a_level_above_another() {
+        let text = GOOD.replace(
+            "      30: { violating: \"2097151\", compliant: \"2097152\" }\n",
+            "      20: { violating: \"1048575\", compliant: \"1048576\" }\n      30: { violating: \"2097151\", compliant: \"2097152\", relaxed: \"900000\" }\n",
+        );
+        let m = parse(&text).unwrap();
+        let c = &m.configs["log.segment.bytes"];
+        assert_eq!(c.mv_validators[&30].relaxed.as_deref(), Some("900000"));
+        assert_eq!(c.mv_validators[&20].relaxed, None);
+    }
+
+    #[test]
+    fn a_relaxed_value_without_a_level_below_is_refused() {
+        let relaxed = |from: &str, to: &str| parse(&GOOD.replace(from, to)).unwrap_err();
+        // The lowest (here the only) MV level has nothing below it to relax.
+        let e = relaxed(
+            "compliant: \"2097152\" }",
+            "compliant: \"2097152\", relaxed: \"3\" }",
+        );
+        assert_eq!((e.line, e.col), (4, 3), "{e}");
+        assert!(
+            matches!(e.kind.as_ref(), ManifestErrorKind::Relaxed { config, which, value, .. } if config == "log.segment.bytes" && which == "mv_validators 30" && value == "3"),
+            "{e}"
+        );
+        assert_eq!(
+            e.kind.to_string(),
+            "log.segment.bytes: mv_validators 30 declares relaxed \"3\", but only an MV level \
+             with a level below it can relax that one"
+        );
+        // Nor does the static validator.
+        let e = relaxed(
+            "compliant: \"1048576\" }",
+            "compliant: \"1048576\", relaxed: \"3\" }",
+        );
+        assert!(
+            matches!(e.kind.as_ref(), ManifestErrorKind::Relaxed { which, .. } if which == "static_validator"),
             "{e}"
         );
     }

@@ -37,6 +37,26 @@ fn mv(key: &mut ServerConfigKey, levels: Vec<(i16, Validator)>) {
     key.mv_validators.0 = levels.into_iter().collect();
 }
 
+/// Kafka's index size configs (`log.index.size.max.bytes`, `segment.index.bytes`: INT,
+/// default 10 MiB, at least 4) with a level that relaxes the one below it: L.0 allows
+/// 1–12 MiB, L.1 8–64 MiB, so 12 MiB + 1 is refused below L.1 and accepted from it (the
+/// manifest's `relaxed`). A scenario whose value only its higher level accepts (a downgrade
+/// audit finding a value set while the higher level was in force) binds here; a controller
+/// that applies every MV validator up to the level instead of the one in force refuses it.
+/// The default passes every level.
+fn relaxing_index_bytes() -> ServerConfigKey {
+    const MIB: f64 = 1_048_576.0;
+    let mut k = ServerConfigKey::new(ConfigType::Int, Some("10485760"), Some(at_least(4.0)));
+    mv(
+        &mut k,
+        vec![
+            (LOW_LEVELS.0, Validator::Between(MIB, 12.0 * MIB)),
+            (LOW_LEVELS.1, Validator::Between(8.0 * MIB, 64.0 * MIB)),
+        ],
+    );
+    k
+}
+
 /// The served definitions. Layouts (L = [`LOW_LEVELS`], H = [`HIGH_LEVELS`]):
 ///
 /// | resource | config | type | static | MV levels |
@@ -47,11 +67,13 @@ fn mv(key: &mut ServerConfigKey, levels: Vec<(i16, Validator)>) {
 /// | broker | `num.io.threads` | INT | yes | M |
 /// | broker | `background.threads` | INT | yes | M.1, refusing its own default |
 /// | broker | `num.network.threads` | INT | yes | L.1 |
+/// | broker | `log.index.size.max.bytes` | INT | yes | L, the upper relaxing the lower |
 /// | broker | `num.partitions`, `min.insync.replicas`, ... | INT | yes | none |
 /// | broker | `offsets.topic.replication.factor` | SHORT | yes | L.1 + H.0 |
 /// | broker | `log.dirs` | STRING | no | L.1 |
 /// | broker | `log.cleaner.io.max.bytes.per.second` | DOUBLE | no | L.1 |
 /// | topic | `segment.bytes` | INT | yes | L + H |
+/// | topic | `segment.index.bytes` | INT | yes | L, the upper relaxing the lower |
 /// | topic | `max.message.bytes` | INT | yes | H |
 /// | topic | `retention.ms` | LONG | yes | L + H |
 /// | topic | `compression.type` | STRING | yes | L + H |
@@ -107,7 +129,9 @@ pub fn served_definitions() -> ServerConfigDefs {
     let mut io = ServerConfigKey::new(ConfigType::Double, Some("1.7976931348623157E308"), None);
     mv(&mut io, vec![(l2, at_least(0.0))]);
     b.insert("log.cleaner.io.max.bytes.per.second".into(), io);
+    b.insert("log.index.size.max.bytes".into(), relaxing_index_bytes());
     let t = &mut d.topic;
+    t.insert("segment.index.bytes".into(), relaxing_index_bytes());
     if let Some(k) = t.get_mut("segment.bytes") {
         mv(
             k,
@@ -175,6 +199,8 @@ mod tests {
         assert_eq!(levels(&d.broker["num.network.threads"]), [30]);
         assert_eq!(levels(&d.topic["segment.bytes"]), [10, 30, 45, 50]);
         assert_eq!(levels(&d.topic["cleanup.policy"]), [30, 45]);
+        assert_eq!(levels(&d.topic["segment.index.bytes"]), [10, 30]);
+        assert_eq!(levels(&d.broker["log.index.size.max.bytes"]), [10, 30]);
         assert_eq!(d.broker["log.dirs"].validator, None);
         assert_eq!(
             d.broker["offsets.topic.replication.factor"].ty,

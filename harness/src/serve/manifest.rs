@@ -4,7 +4,8 @@
 //! trying candidate values (each validator's boundaries and allowed values, the default, a
 //! few fallbacks) against the real validators: a `violating` value is one the validator
 //! refuses while the static validator and every lower level's accept it, a `compliant` value
-//! one every validator up to that level accepts. Pure: definitions in, text out.
+//! one every validator up to that level accepts, a `relaxed` value (a level above another)
+//! one the static validator and that level's accept while the level below's refuses. Pure: definitions in, text out.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -101,8 +102,17 @@ fn config(name: &str, key: &ServerConfigKey, resource: ManifestResource) -> Mani
             .rev()
             .find(|(_, c)| below_ok(c) && !accepts(v, c));
         let compliant = cands.iter().find(|(_, c)| below_ok(c) && accepts(v, c));
+        // A level that relaxes the one below: a value it accepts and that one refuses.
+        let relaxed = i.checked_sub(1).and_then(|j| {
+            let (_, prev) = levels[j];
+            cands
+                .iter()
+                .find(|(_, c)| passes_static(c) && accepts(v, c) && !accepts(prev, c))
+        });
         if let (Some(bad), Some(good)) = (violating, compliant) {
-            mv_validators.insert(*level, pair(&bad.0, &good.0));
+            let mut p = pair(&bad.0, &good.0);
+            p.relaxed = relaxed.map(|r| r.0.clone());
+            mv_validators.insert(*level, p);
         }
     }
     ManifestConfig {
@@ -119,6 +129,7 @@ fn pair(violating: &str, compliant: &str) -> ValuePair {
     ValuePair {
         violating: violating.to_owned(),
         compliant: compliant.to_owned(),
+        relaxed: None,
     }
 }
 
@@ -204,8 +215,12 @@ fn numeric(ty: ConfigType) -> bool {
 pub fn render_manifest(m: &TargetManifest) -> String {
     let q = |s: &str| serde_json::to_string(s).unwrap_or_default();
     let pair = |p: &ValuePair| {
+        let relaxed = p
+            .relaxed
+            .as_ref()
+            .map_or(String::new(), |r| format!(", relaxed: {}", q(r)));
         format!(
-            "{{ violating: {}, compliant: {} }}",
+            "{{ violating: {}, compliant: {}{relaxed} }}",
             q(&p.violating),
             q(&p.compliant)
         )
@@ -339,5 +354,25 @@ mod tests {
         assert_eq!(ct.resource, ManifestResource::Topic);
         assert_eq!(ct.mv_validators[&10], pair("uncompressed", "producer"));
         assert_eq!(m.configs["log.dirs"].mv_validators[&30].violating, "");
+    }
+
+    #[test]
+    fn a_level_relaxing_the_one_below_gets_a_relaxed_value_and_no_other_does() {
+        let m = served_manifest(&served_definitions(), &facts());
+        for name in ["segment.index.bytes", "log.index.size.max.bytes"] {
+            let c = &m.configs[name];
+            // Level 10 allows 1-12 MiB, level 30 8-64 MiB: 12 MiB + 1 only from 30 on.
+            assert_eq!(c.mv_validators[&10], pair("67108865", "1048576"), "{name}");
+            let mut at30 = pair("8388607", "8388608");
+            at30.relaxed = Some("12582913".into());
+            assert_eq!(c.mv_validators[&30], at30, "{name}");
+        }
+        let relaxed: Vec<&str> = m
+            .configs
+            .iter()
+            .filter(|(_, c)| c.mv_validators.values().any(|p| p.relaxed.is_some()))
+            .map(|(n, _)| n.as_str())
+            .collect();
+        assert_eq!(relaxed, ["log.index.size.max.bytes", "segment.index.bytes"]);
     }
 }

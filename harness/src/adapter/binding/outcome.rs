@@ -4,7 +4,8 @@
 //! outcome is computed from its own validators; the manifest value's only as far as the
 //! manifest's pair semantics fix it (docs/live-targets.md "Target manifests": a level's
 //! `violating` passes the static validator and every lower level's, its `compliant` passes
-//! all of them up to that level; nothing is known about higher levels). A value whose
+//! all of them up to that level, its `relaxed` passes the static validator and that level's
+//! while the level below's refuses it; nothing is known about higher levels). A value whose
 //! outcome the manifest leaves open at some level is never substituted. Pure.
 
 use std::collections::BTreeMap;
@@ -72,7 +73,17 @@ pub(super) fn real_outcome(c: &ManifestConfig, v: &str, r: i16) -> Option<Outcom
             known.push(Outcome::Accepted);
         }
     }
+    let mut below = None;
     for (l, p) in &c.mv_validators {
+        if p.relaxed.as_deref() == Some(v) {
+            match floor {
+                Some(f) if f == *l => known.push(Outcome::Accepted),
+                Some(f) if Some(f) == below => known.push(Outcome::Mv),
+                None => known.push(Outcome::Accepted),
+                _ => {}
+            }
+        }
+        below = Some(*l);
         if p.violating == v {
             match floor {
                 Some(f) if f == *l => known.push(Outcome::Mv),
@@ -89,15 +100,17 @@ pub(super) fn real_outcome(c: &ManifestConfig, v: &str, r: i16) -> Option<Outcom
 }
 
 /// Every value the manifest declares for `c`, in a fixed order (static pair, then each
-/// level's, lowest first), without repeats.
+/// level's, lowest first, then each level's `relaxed`), without repeats.
 pub(super) fn candidates(c: &ManifestConfig) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let pairs = c.static_validator.iter().chain(c.mv_validators.values());
-    for p in pairs {
-        for v in [&p.violating, &p.compliant] {
-            if !out.contains(v) {
-                out.push(v.clone());
-            }
+    let relaxed = c.mv_validators.values().filter_map(|p| p.relaxed.as_ref());
+    for v in pairs
+        .flat_map(|p| [&p.violating, &p.compliant])
+        .chain(relaxed)
+    {
+        if !out.contains(v) {
+            out.push(v.clone());
         }
     }
     out

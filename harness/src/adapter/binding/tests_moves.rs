@@ -126,6 +126,15 @@ configs:
       31: { violating: "4194303", compliant: "4194304" }
 "#;
 
+/// The bound scenario's MV validators: (key, level).
+fn mv_levels(s: &Scenario) -> Vec<(String, i16)> {
+    let c = s.file.setup.controller.as_ref().unwrap();
+    c.mv_validators
+        .iter()
+        .map(|v| (v.key.clone(), v.level))
+        .collect()
+}
+
 fn body(s: &Scenario, i: usize) -> Value {
     match &s.file.steps[i].value {
         Step::Send(x) => x.body.clone().unwrap(),
@@ -186,6 +195,35 @@ fn a_downgrade_whose_value_only_the_higher_level_accepts_is_unbound() {
 }
 
 #[test]
+fn a_downgrade_whose_value_only_the_higher_level_accepts_binds_to_its_relaxed_value() {
+    // As above, but the manifest declares a value level 30 accepts and level 25 refuses
+    // (`relaxed`): it stands for the scenario's 4194304 (accepted at 20, refused at 10), so a
+    // controller applying every validator up to the level refuses the first SET.
+    let relaxing = MOVES.replace(
+        "30: { violating: \"1048575\", compliant: \"1048576\" }",
+        "30: { violating: \"1048575\", compliant: \"1048576\", relaxed: \"3145728\" }",
+    );
+    let bound = bind(&scenario(&downgrade(2)), Some(&manifest(&relaxing)))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        mv_levels(&bound),
+        [
+            ("a.two.levels".to_owned(), 25),
+            ("a.two.levels".to_owned(), 30)
+        ]
+    );
+    assert_eq!(
+        body(&bound, 0)["Resources"][0]["Configs"][0],
+        json!({ "Name": "a.two.levels", "ConfigOperation": 0, "Value": "3145728" })
+    );
+    assert_eq!(
+        body(&bound, 2)["FeatureUpdates"],
+        json!([{ "Feature": "metadata.version", "MaxVersionLevel": 25, "UpgradeType": 2 }])
+    );
+}
+
+#[test]
 fn a_downgrade_binds_its_target_below_with_the_validators_on_the_same_sides() {
     // 20 -> 30, 10 -> 25; validators 10 -> 25 and 20 -> 30 on a.two.levels. A value both
     // levels accept binds to the level-30 compliant value, declared to pass every validator
@@ -198,13 +236,13 @@ fn a_downgrade_binds_its_target_below_with_the_validators_on_the_same_sides() {
         );
     let bound = bind(&scenario(&accepted), Some(&manifest(MOVES)));
     if let Ok(Some(bound)) = bound {
-        let c = bound.file.setup.controller.as_ref().unwrap();
-        let levels: Vec<(&str, i16)> = c
-            .mv_validators
-            .iter()
-            .map(|v| (v.key.as_str(), v.level))
-            .collect();
-        assert_eq!(levels, [("a.two.levels", 25), ("a.two.levels", 30)]);
+        assert_eq!(
+            mv_levels(&bound),
+            [
+                ("a.two.levels".to_owned(), 25),
+                ("a.two.levels".to_owned(), 30)
+            ]
+        );
         assert_eq!(
             body(&bound, 0)["Resources"][0]["Configs"][0]["Value"],
             "1048576"
