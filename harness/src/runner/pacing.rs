@@ -107,15 +107,11 @@ impl Drop for Held {
 }
 
 /// One scenario's busy slot, if the run paces scenarios (cheap to clone: the clones share it).
+/// `Pace::default()` paces nothing (in-process targets): every call is a no-op.
 #[derive(Clone, Debug, Default)]
 pub struct Pace(Option<Arc<Held>>);
 
 impl Pace {
-    /// No pacing (in-process targets): every call is a no-op.
-    pub fn none() -> Self {
-        Self(None)
-    }
-
     /// The scenario is about to watch `real_ms` of quiet: from [`QUIET_RELEASE_MS`] on, its
     /// slot goes to a waiting scenario while the watch lasts.
     pub fn quiet(&self, real_ms: u64) {
@@ -177,7 +173,7 @@ pub fn quiet_ms(scenario: &Scenario) -> u64 {
 
 /// Orders `scenarios` longest first by [`quiet_ms`] (ties by id, so the order is stable).
 pub fn longest_first(scenarios: &mut [Scenario]) {
-    scenarios.sort_by_key(|s| (Reverse(quiet_ms(s)), s.file.id.clone()));
+    scenarios.sort_by_cached_key(|s| (Reverse(quiet_ms(s)), s.file.id.clone()));
 }
 
 #[cfg(test)]
@@ -246,7 +242,7 @@ mod tests {
 
     #[test]
     fn no_pacing_is_never_busy() {
-        let p = Pace::none();
+        let p = Pace::default();
         p.resume();
         p.quiet(10_000);
         assert!(!p.is_busy());

@@ -228,7 +228,7 @@ async fn attempt(
 ) -> ScenarioOutcome {
     let pace = match pacer {
         Some(p) => p.admit().await,
-        None => Pace::none(),
+        None => Pace::default(),
     };
     // The exchange so far survives a timeout or a panic, for the errored verdict.
     let sink = ExchangeSink::default();

@@ -601,6 +601,8 @@ fn strings(v: &serde_json::Value, out: &mut BTreeSet<String>) {
 }
 
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_moves;

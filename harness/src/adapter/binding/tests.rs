@@ -2,9 +2,8 @@
 
 use std::path::Path;
 
+use super::test_support::{manifest, scenario};
 use super::*;
-use crate::adapter::manifest::parse_manifest;
-use crate::scenario::load_text;
 
 /// A scenario in the shape of `k1294-floor-between-levels`: MV 15, validators at 10
 /// and 20 on log.segment.bytes.
@@ -49,19 +48,6 @@ configs:
       30: { violating: "99", compliant: "300" }
       32: { violating: "299", compliant: "500" }
 "#;
-
-fn scenario(text: &str) -> Scenario {
-    load_text(
-        text,
-        Path::new("scenarios/kip1294/floor.yaml"),
-        Path::new("scenarios"),
-    )
-    .unwrap()
-}
-
-fn manifest(text: &str) -> TargetManifest {
-    parse_manifest(text, Path::new("m.yaml")).unwrap()
-}
 
 #[test]
 fn without_a_manifest_an_injecting_scenario_is_unbound_with_the_reason() {

@@ -1,26 +1,10 @@
 //! Unit tests of binding a scenario's metadata.version changes (UpdateFeatures) onto the
 //! levels a manifest declares the controller can move between.
 
-use std::path::Path;
-
 use serde_json::{json, Value};
 
+use super::test_support::{manifest, scenario};
 use super::*;
-use crate::adapter::manifest::parse_manifest;
-use crate::scenario::load_text;
-
-fn scenario(text: &str) -> Scenario {
-    load_text(
-        text,
-        Path::new("scenarios/kip1294/moves.yaml"),
-        Path::new("scenarios"),
-    )
-    .unwrap()
-}
-
-fn manifest(text: &str) -> TargetManifest {
-    parse_manifest(text, Path::new("m.yaml")).unwrap()
-}
 
 /// `k1294-audit-upgrade-dynamic-violation`'s shape: MV 10, a level-20 validator on a topic
 /// config, a value valid at 10 stored, then an upgrade 10 -> 20 refused, read back at 10.

@@ -2,24 +2,8 @@
 //! the scenario runs at must be one the manifest's pairs declare, a config the scenario names
 //! itself is never bound to, and a reported default binds only to the real default.
 
-use std::path::Path;
-
+use super::test_support::{manifest, scenario};
 use super::*;
-use crate::adapter::manifest::parse_manifest;
-use crate::scenario::load_text;
-
-fn scenario(text: &str) -> Scenario {
-    load_text(
-        text,
-        Path::new("scenarios/kip1294/values.yaml"),
-        Path::new("scenarios"),
-    )
-    .unwrap()
-}
-
-fn manifest(text: &str) -> TargetManifest {
-    parse_manifest(text, Path::new("m.yaml")).unwrap()
-}
 
 /// A controller at 31 with MV validators at 30 and 31 (both in force-able below it) and one
 /// at 33 on another config.

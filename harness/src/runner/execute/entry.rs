@@ -16,7 +16,7 @@ pub async fn execute(target: &dyn Target, scenario: &Scenario, seed: u64) -> Sce
         scenario,
         seed,
         ExchangeSink::default(),
-        &Pace::none(),
+        &Pace::default(),
     )
     .await
 }
