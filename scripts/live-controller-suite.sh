@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The controller suite against kipcheck's reference controller on real TCP ports
 # (`kipcheck serve --role controller`, docs/live-targets.md "A live reference controller"),
-# six of them in one run, each scenario routed to the one it can run on: two follow the
+# seven of them in one run, each scenario routed to the one it can run on: two follow the
 # built-in readings at two metadata.version levels (one below the KIP-1326 persistence level
 # 35, one at it); two follow the other reading of every contested controller reading
 # (target/.../alt-profile.yaml: persistence level 20, INVALID_CONFIG refusals, upgrade-only
 # audit, merged re-registration), at 30 and at 19; a fifth runs as node 5 (a node id is fixed
 # when a controller starts: only scenarios whose controller is node 5 run there); a sixth follows
 # the built-in readings but audits before validating the update itself (update_features_precedence
-# invalid_config), at 30. Each has its
+# invalid_config), at 30; a seventh follows the built-in readings at 45, where a list APPEND to
+# cleanup.policy's default can reach a value the MV validator in force refuses. Each has its
 # metadata log read over Fetch
 # (`--metadata-log`) and binds scenarios through the manifest it writes for itself
 # (`--write-manifest`, with the `failover:` command that makes it fail over).
@@ -85,7 +86,7 @@ audit_first_profile() {
       harness/src/model/default_profile.yaml
 }
 
-# `live_run DIR [--fault NAME] [run args...]`: the six controllers served afresh, the suite in
+# `live_run DIR [--fault NAME] [run args...]`: the seven controllers served afresh, the suite in
 # one run routed between them.
 live_run() {
   local dir="$1"; shift
@@ -98,7 +99,7 @@ live_run() {
   local args=() name level profile node
   for spec in "low $low $base 1" "high $high $base 1" "alt-at 30 $dir/alt-profile.yaml 1" \
               "alt-below 19 $dir/alt-profile.yaml 1" "node5 $low $base 5" \
-              "audit-first $low $dir/audit-first-profile.yaml 1"; do
+              "audit-first $low $dir/audit-first-profile.yaml 1" "top 45 $base 1"; do
     read -r name level profile node <<< "$spec"
     serve "$level" "$dir/serve-$name.log" --profile "$profile" --node-id "$node" \
       --write-manifest "$dir/manifest-$name.yaml" "${fault[@]}"

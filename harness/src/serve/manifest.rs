@@ -97,10 +97,14 @@ fn config(name: &str, key: &ServerConfigKey, resource: ManifestResource) -> Mani
         let lower = &levels[..i];
         let below_ok =
             |c: &ConfigValue| passes_static(c) && lower.iter().all(|(_, w)| accepts(w, c));
-        let violating = cands
-            .iter()
-            .rev()
-            .find(|(_, c)| below_ok(c) && !accepts(v, c));
+        // Numbers: the largest refused (the boundary). Lists: the longest refused, which holds
+        // the default, so an APPEND to the default can reach it. Words: the last refused.
+        let refused_here = |(_, c): &&(String, ConfigValue)| below_ok(c) && !accepts(v, c);
+        let violating = if key.ty == ConfigType::List {
+            cands.iter().find(refused_here)
+        } else {
+            cands.iter().rev().find(refused_here)
+        };
         let compliant = cands.iter().find(|(_, c)| below_ok(c) && accepts(v, c));
         // A level that relaxes the one below: a value it accepts and that one refuses.
         let relaxed = i.checked_sub(1).and_then(|j| {
@@ -349,7 +353,7 @@ mod tests {
         assert_eq!(lsb.mv_validators[&50], pair("16777215", "16777216"));
         let cp = &m.configs["cleanup.policy"];
         assert_eq!(cp.mv_validators[&30], pair("", "delete,compact"));
-        assert_eq!(cp.mv_validators[&45], pair("compact", "delete"));
+        assert_eq!(cp.mv_validators[&45], pair("delete,compact", "delete"));
         let ct = &m.configs["compression.type"];
         assert_eq!(ct.resource, ManifestResource::Topic);
         assert_eq!(ct.mv_validators[&10], pair("uncompressed", "producer"));
