@@ -43,9 +43,29 @@ pub struct TargetManifest {
     /// not bound to this controller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_id: Option<i32>,
+    /// Features other than `metadata.version` (e.g. `group.version`) that kipcheck may move
+    /// for a scenario and sets back afterwards, by name. Absent: scenarios that change them
+    /// are unsupported.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub features: BTreeMap<String, FeatureMoves>,
     /// Real configs with validators, by name.
     #[serde(default)]
     pub configs: BTreeMap<String, ManifestConfig>,
+}
+
+/// A feature other than `metadata.version` the controller lets kipcheck move.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FeatureMoves {
+    /// The level it is finalized at (0: not finalized, as a freshly formatted cluster has
+    /// it), where kipcheck sets it back after a scenario that moved it.
+    pub finalized: i16,
+    /// The levels UpdateFeatures can move it to besides `finalized`.
+    pub levels: Vec<i16>,
+    /// Whether, and with which UpgradeType, it can be moved down (setting it back after an
+    /// upgrade needs one).
+    #[serde(default)]
+    pub downgrade: Downgrade,
 }
 
 /// The controller's `metadata.version` levels.
@@ -216,6 +236,9 @@ pub enum ManifestErrorKind {
         /// The value.
         value: String,
     },
+    /// `features` names `metadata.version`, which `metadata_version` declares.
+    #[error("features: metadata.version is declared by metadata_version, not features")]
+    MetadataVersionFeature,
     /// A `relaxed` value where none can be: on the static validator or the lowest MV level
     /// (no level below to relax), or equal to the pair's other values.
     #[error("{config}: {which} declares relaxed {value:?}, {why}")]
@@ -301,6 +324,12 @@ pub fn parse_manifest(text: &str, path: &Path) -> Result<TargetManifest, Manifes
             };
             return Err(out_of_range("metadata_version.moves".into(), *level, at));
         }
+    }
+    if m.features.contains_key("metadata.version") {
+        return Err(err(
+            key_position(text, &["features"]),
+            ManifestErrorKind::MetadataVersionFeature,
+        ));
     }
     for (name, c) in &m.configs {
         let same = |which: String, v: &ValuePair| {

@@ -30,8 +30,8 @@ pub use error::{
 pub use exec::{ExecSession, ExecTarget, FrameEncoding, PROTOCOL_VERSION};
 pub use exec_process::ExecOptions;
 pub use manifest::{
-    load_manifest, parse_manifest, Downgrade, ManifestConfig, ManifestError, ManifestErrorKind,
-    ManifestResource, MvLevels, MvMoves, TargetManifest, ValuePair,
+    load_manifest, parse_manifest, Downgrade, FeatureMoves, ManifestConfig, ManifestError,
+    ManifestErrorKind, ManifestResource, MvLevels, MvMoves, TargetManifest, ValuePair,
 };
 pub use mutant::{MutantTarget, MUTANT_PREFIX};
 pub use observe::Unobserved;

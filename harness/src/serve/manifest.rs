@@ -12,12 +12,16 @@ use std::fmt::Write as _;
 
 use crate::adapter::failover::FailoverCommand;
 use crate::adapter::manifest::{
-    Downgrade, ManifestConfig, ManifestResource, MvLevels, MvMoves, TargetManifest, ValuePair,
+    Downgrade, FeatureMoves, ManifestConfig, ManifestResource, MvLevels, MvMoves, TargetManifest,
+    ValuePair,
 };
 use crate::model::config_def::{java_double_to_string, ConfigType, ConfigValue};
 use crate::model::{ReportPolicy, ServerConfigDefs, ServerConfigKey, Validator};
 
 use super::controller::{MAX_METADATA_VERSION, MIN_METADATA_VERSION};
+
+/// KIP-848's `group.version` feature.
+const GROUP_VERSION: &str = "group.version";
 
 /// What the manifest says besides the configs.
 #[derive(Clone, Debug)]
@@ -68,6 +72,17 @@ pub fn served_manifest(defs: &ServerConfigDefs, facts: &ManifestFacts) -> Target
         cluster_id: Some(facts.cluster_id.clone()),
         node_id: Some(facts.node_id),
         failover: facts.failover.clone(),
+        // The reference controller moves any feature between any levels; group.version (KIP-848)
+        // is the one a scenario moves, from not finalized (0) to 1 and back.
+        features: [(
+            GROUP_VERSION.to_owned(),
+            FeatureMoves {
+                finalized: 0,
+                levels: vec![1],
+                downgrade: Downgrade::Unsafe,
+            },
+        )]
+        .into(),
         configs,
     }
 }
@@ -234,14 +249,10 @@ pub fn render_manifest(m: &TargetManifest) -> String {
     let mv = &m.metadata_version;
     let moves = mv.moves.as_ref().map_or(String::new(), |mo| {
         let levels: Vec<String> = mo.levels.iter().map(i16::to_string).collect();
-        let downgrade = match mo.downgrade {
-            Downgrade::None => "none",
-            Downgrade::Safe => "safe",
-            Downgrade::Unsafe => "unsafe",
-        };
         format!(
-            ", moves: {{ levels: [{}], downgrade: {downgrade} }}",
-            levels.join(", ")
+            ", moves: {{ levels: [{}], downgrade: {} }}",
+            levels.join(", "),
+            downgrade_name(mo.downgrade)
         )
     });
     let _ = writeln!(
@@ -266,6 +277,20 @@ pub fn render_manifest(m: &TargetManifest) -> String {
             f.timeout_ms,
             f.ready_timeout_ms
         );
+    }
+    if !m.features.is_empty() {
+        out.push_str("features:\n");
+        for (name, f) in &m.features {
+            let levels: Vec<String> = f.levels.iter().map(i16::to_string).collect();
+            let _ = writeln!(
+                out,
+                "  {}: {{ finalized: {}, levels: [{}], downgrade: {} }}",
+                q(name),
+                f.finalized,
+                levels.join(", "),
+                downgrade_name(f.downgrade)
+            );
+        }
     }
     out.push_str("configs:\n");
     for (name, c) in &m.configs {
@@ -293,6 +318,14 @@ pub fn render_manifest(m: &TargetManifest) -> String {
         }
     }
     out
+}
+
+fn downgrade_name(d: Downgrade) -> &'static str {
+    match d {
+        Downgrade::None => "none",
+        Downgrade::Safe => "safe",
+        Downgrade::Unsafe => "unsafe",
+    }
 }
 
 fn type_name(ty: ConfigType) -> String {

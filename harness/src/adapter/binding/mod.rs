@@ -148,9 +148,9 @@ pub enum Unbound {
     /// The scenario moves `metadata.version` and no binding of its levels was found.
     #[error("the scenario changes metadata.version (UpdateFeatures); its levels are not bound to a live controller")]
     ChangesLevel,
-    /// The scenario changes a feature other than metadata.version, whose levels no manifest
-    /// declares.
-    #[error("the scenario changes {0} (UpdateFeatures); only metadata.version levels are bound to a live controller and restored after the scenario")]
+    /// The scenario changes a feature other than metadata.version that the manifest does not
+    /// declare (`features`).
+    #[error("the scenario changes {0} (UpdateFeatures); the manifest declares no moves of it (features)")]
     OtherFeature(String),
     /// The scenario's metadata.version changes cannot be bound to the levels the manifest
     /// declares the controller can move between.
@@ -279,7 +279,7 @@ pub fn bind(
     }
     let persistence =
         sends("BrokerRegistration").then_some(scenario.profile.static_config_persistence_level);
-    let moves = moves(&scenario.file.steps)?;
+    let moves = moves(&scenario.file.steps, m)?;
     let candidates = level_candidates(setup.metadata_version, &moves, m, persistence)?;
     let mut first_error = None;
     let mut found = None;

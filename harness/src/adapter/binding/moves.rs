@@ -29,9 +29,64 @@ pub(super) struct Move {
     pub(super) expects_success: bool,
 }
 
-/// The metadata.version moves the scenario's steps send, in order (`Ok(empty)`: it sends no
-/// UpdateFeatures); another feature is unbound (its levels are not declared by a manifest).
-pub(super) fn moves(steps: &[serde_saphyr::Spanned<Step>]) -> Result<Vec<Move>, Unbound> {
+/// The metadata.version moves the scenario's steps send, in order (empty: it sends no
+/// UpdateFeatures for it). Another feature's moves must be ones the manifest declares
+/// (`features`: a level it lists, a downgrade it accepts, from its `finalized` level, where the
+/// scenario starts every feature but metadata.version); they keep their levels (a feature's
+/// levels are the same on every controller that has it), and kipcheck sets them back after the
+/// scenario.
+pub(super) fn moves(
+    steps: &[serde_saphyr::Spanned<Step>],
+    m: &TargetManifest,
+) -> Result<Vec<Move>, Unbound> {
+    let mut out = Vec::new();
+    let mut others: BTreeMap<String, i16> = BTreeMap::new();
+    for (feature, mv) in feature_updates(steps) {
+        if feature == METADATA_VERSION {
+            out.push(mv);
+            continue;
+        }
+        let Some(declared) = m.features.get(&feature) else {
+            return Err(Unbound::OtherFeature(feature));
+        };
+        let fail = |why: String| Unbound::Levels {
+            software: m.software.clone(),
+            why: format!("declares {feature} {why}"),
+        };
+        if declared.finalized != 0 {
+            return Err(fail(format!(
+                "finalized at {}; the scenario starts it at 0 (not finalized)",
+                declared.finalized
+            )));
+        }
+        let current = others.entry(feature.clone()).or_insert(0);
+        if mv.target != declared.finalized && !declared.levels.contains(&mv.target) {
+            return Err(fail(format!(
+                "movable to {:?} only; the scenario moves it to {}",
+                declared.levels, mv.target
+            )));
+        }
+        if mv.target < *current && !declared.downgrade.accepts(mv.upgrade_type) {
+            return Err(fail(format!(
+                "with no downgrade of UpgradeType {} (the scenario lowers it to {})",
+                mv.upgrade_type, mv.target
+            )));
+        }
+        if mv.target > *current && declared.downgrade.upgrade_type().is_none() && mv.expects_success
+        {
+            return Err(fail(
+                "with no downgrade, so kipcheck could not set it back after the scenario".into(),
+            ));
+        }
+        if mv.expects_success && !mv.validate_only {
+            *current = mv.target;
+        }
+    }
+    Ok(out)
+}
+
+/// Every UpdateFeatures entry the scenario's steps send, in order: its feature and its move.
+fn feature_updates(steps: &[serde_saphyr::Spanned<Step>]) -> Vec<(String, Move)> {
     let mut out = Vec::new();
     for (i, s) in steps.iter().enumerate() {
         let Step::Send(x) = &s.value else { continue };
@@ -54,9 +109,6 @@ pub(super) fn moves(steps: &[serde_saphyr::Spanned<Step>]) -> Result<Vec<Move>, 
             .unwrap_or_default();
         for u in updates {
             let feature = u.get("Feature").and_then(Value::as_str).unwrap_or("");
-            if feature != METADATA_VERSION {
-                return Err(Unbound::OtherFeature(feature.to_owned()));
-            }
             let Some(target) = u
                 .get("MaxVersionLevel")
                 .and_then(Value::as_i64)
@@ -69,15 +121,16 @@ pub(super) fn moves(steps: &[serde_saphyr::Spanned<Step>]) -> Result<Vec<Move>, 
                 None if u.get("AllowDowngrade").and_then(Value::as_bool) == Some(true) => 2,
                 None => 1,
             };
-            out.push(Move {
+            let mv = Move {
                 target,
                 upgrade_type,
                 validate_only,
                 expects_success,
-            });
+            };
+            out.push((feature.to_owned(), mv));
         }
     }
-    Ok(out)
+    out
 }
 
 /// An `expect_response` whose body pattern has a top-level `ErrorCode` of NONE.

@@ -292,8 +292,69 @@ fn what_the_manifest_cannot_move_to_is_unbound_with_the_reason() {
     );
     assert_eq!(
         unbound(&other, MOVES),
-        "the scenario changes group.version (UpdateFeatures); only metadata.version levels are \
-         bound to a live controller and restored after the scenario"
+        "the scenario changes group.version (UpdateFeatures); the manifest declares no moves \
+         of it (features)"
+    );
+    // Declared, but not to that level, or finalized elsewhere, or never set back.
+    let features = |f: &str| MOVES.replace("configs:\n", &format!("features:\n  {f}\nconfigs:\n"));
+    assert_eq!(
+        unbound(
+            &other,
+            &features("group.version: { finalized: 0, levels: [2], downgrade: safe }")
+        ),
+        "the manifest (Example 9) declares group.version movable to [2] only; the scenario \
+         moves it to 1"
+    );
+    assert_eq!(
+        unbound(
+            &other,
+            &features("group.version: { finalized: 1, levels: [0], downgrade: safe }")
+        ),
+        "the manifest (Example 9) declares group.version finalized at 1; the scenario starts \
+         it at 0 (not finalized)"
+    );
+    let succeeds = other.replace(
+        "  - expect_one_of:\n      - response: { body: { ErrorCode: INVALID_CONFIG } }\n",
+        "  - expect_response: { body: { ErrorCode: NONE } }\n  - expect_one_of:\n      - response: { body: { ErrorCode: INVALID_CONFIG } }\n",
+    );
+    assert_eq!(
+        unbound(
+            &succeeds,
+            &features("group.version: { finalized: 0, levels: [1] }")
+        ),
+        "the manifest (Example 9) declares group.version with no downgrade, so kipcheck could \
+         not set it back after the scenario"
+    );
+}
+
+#[test]
+fn another_feature_the_manifest_declares_keeps_its_levels() {
+    // k1294-audit-other-feature-not-audited's move: group.version 0 -> 1, bound as it is while
+    // metadata.version binds to the finalized level.
+    let other = UPGRADE.replace(
+        "Feature: metadata.version, MaxVersionLevel: 20",
+        "Feature: group.version, MaxVersionLevel: 1",
+    );
+    let declared = MOVES.replace(
+        "configs:\n",
+        "features:\n  group.version: { finalized: 0, levels: [1], downgrade: safe }\nconfigs:\n",
+    );
+    let bound = bind(&scenario(&other), Some(&manifest(&declared)))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        bound
+            .file
+            .setup
+            .controller
+            .as_ref()
+            .unwrap()
+            .metadata_version,
+        30
+    );
+    assert_eq!(
+        body(&bound, 2)["FeatureUpdates"],
+        json!([{ "Feature": "group.version", "MaxVersionLevel": 1, "UpgradeType": 1 }])
     );
 }
 
