@@ -1,22 +1,12 @@
 //! `kipcheck run` and `kipcheck ledger` as a user runs them: the documented exit codes, the
 //! report files, and the printed seed and reproduction command.
 
+use crate::cli_support::{code, kipcheck, suite, text};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn kipcheck() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kipcheck"));
-    c.env("NO_COLOR", "1");
-    c
-}
-
+/// A fresh folder `<test tmp>/cli_run/<name>` with an empty `scenarios/area/`.
 fn dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli_run")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(d.join("scenarios/area")).expect("mkdir");
-    d
+    suite("cli_run", name, &[])
 }
 
 const OK: &str = "title: t\nkip: KIP-1324\ngrade: MUST\nroles: [broker]\nsteps:\n  - send: { api: ApiVersions, version: 3, body: { ClientSoftwareName: k, ClientSoftwareVersion: '1' } }\n  - expect_response: { body: { ErrorCode: NONE } }\n";
@@ -36,11 +26,7 @@ fn run_in(d: &Path, files: &[(&str, &str)], args: &[&str]) -> (i32, String, Stri
         .args(args)
         .output()
         .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    (code(&out), text(&out.stdout), text(&out.stderr))
 }
 
 #[test]

@@ -4,13 +4,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
-fn kipcheck() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kipcheck"));
-    c.env("NO_COLOR", "1");
-    c
-}
+use crate::cli_support::kipcheck;
+use std::time::{Duration, Instant};
 
 const OK: &str = "id: a\ntitle: t\nkip: KIP-1324\ngrade: MUST\nroles: [broker]\nsteps:\n  - send: { api: ApiVersions, version: 3, body: { ClientSoftwareName: k, ClientSoftwareVersion: '1' } }\n  - expect_response: { body: { ErrorCode: NONE } }\n";
 

@@ -4,6 +4,8 @@
 //! One test binary (`cargo test --test report`); each module is one former test file, so a
 //! filter names it: `cargo test --test report -- cli::`.
 
+#[path = "../support/cli.rs"]
+mod cli_support;
 #[path = "../support/report.rs"]
 mod report_support;
 

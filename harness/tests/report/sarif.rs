@@ -5,24 +5,14 @@
 //! writes, no property the spec does not define); the JSON stream is one object per line,
 //! `started` first and `finished` last.
 
+use crate::cli_support::{code, kipcheck, suite, text};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::{json, Value};
 
-fn kipcheck() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_kipcheck"));
-    c.env("NO_COLOR", "1");
-    c
-}
-
+/// A fresh folder `<test tmp>/report_sarif/<name>` with an empty `scenarios/area/`.
 fn dir(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("report_sarif")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(d.join("scenarios/area")).expect("mkdir");
-    d
+    suite("report_sarif", name, &[])
 }
 
 /// A scenario whose second step (line 8, column 5: the `expect_response` mapping) fails when
@@ -45,11 +35,7 @@ fn run_in(d: &Path, files: &[(&str, String)], args: &[&str]) -> (i32, String, St
         .args(args)
         .output()
         .expect("runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    (code(&out), text(&out.stdout), text(&out.stderr))
 }
 
 fn sarif(d: &Path) -> Value {

@@ -1,4 +1,5 @@
-//! Read-back APIs of a KRaft controller (Apache Kafka 4.4.0 definitions), bytes written by hand from the JSON definitions.
+//! Read-back APIs of a KRaft controller (Apache Kafka 4.4.0 definitions), bytes written by hand
+//! from the JSON definitions.
 
 use super::*;
 

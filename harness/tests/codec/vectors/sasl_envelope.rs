@@ -1,4 +1,6 @@
-//! SASL (Apache Kafka 4.4.0 definitions): what a client sends between ApiVersions and PushConfig on a SASL listener (KIP-1324: "after authentication (if any)"). Bytes written by hand from the JSON definitions.
+//! SASL (Apache Kafka 4.4.0 definitions): what a client sends between ApiVersions and PushConfig on
+//! a SASL listener (KIP-1324: "after authentication (if any)"). Bytes written by hand from the JSON
+//! definitions.
 
 use super::*;
 

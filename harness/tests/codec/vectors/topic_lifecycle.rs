@@ -1,4 +1,5 @@
-//! Topic lifecycle (Apache Kafka 4.4.0 definitions): what `tcp://` controller sessions send to prepare a scenario's topics, and the record a KRaft controller writes for a new topic.
+//! Topic lifecycle (Apache Kafka 4.4.0 definitions): what `tcp://` controller sessions send to
+//! prepare a scenario's topics, and the record a KRaft controller writes for a new topic.
 
 use super::*;
 

@@ -1,4 +1,5 @@
-//! Partitions and filters, redaction, the whole suite, the Rust builder, encoded sizes and node lists.
+//! Partitions and filters, redaction, the whole suite, the Rust builder, encoded sizes and node
+//! lists.
 
 use super::*;
 
