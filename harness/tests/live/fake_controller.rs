@@ -1,19 +1,24 @@
 //! What the in-process fake KRaft controllers of the `live` tests share (`live_controller`,
 //! `routed_controllers`, `tcp_target::levels`): a loopback listener whose connections are
 //! each served on a thread, every request decoded and answered with the test's `answer`,
-//! and the ApiVersions key list a fake advertises. What a fake answers and the state it
+//! the ApiVersions key list a fake advertises, and the `tcp://` controller target pointed
+//! at a fake. What a fake answers and the state it
 //! keeps stay in its test; this never decides an answer.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::path::Path;
 use std::sync::Arc;
 
+use kipcheck::adapter::manifest::parse_manifest;
+use kipcheck::adapter::{target_from_spec, Target, TargetOptions};
 use kipcheck::codec::api_versions_response::ApiVersion;
 use kipcheck::codec::limits::DEFAULT_MAX_FRAME_SIZE;
 use kipcheck::codec::{
     decode_request_frame, encode_response_frame, ApiKey, ProvisionalNumbers, RequestBody,
     ResponseBody, ResponseHeader,
 };
+use kipcheck::scenario::Role;
 
 /// How a fake answers one decoded request body.
 pub(crate) type Answer = Arc<dyn Fn(&RequestBody) -> ResponseBody + Send + Sync>;
@@ -75,4 +80,18 @@ pub(crate) fn api_keys(keys: &[(ApiKey, i16, i16)]) -> Vec<ApiVersion> {
             ..Default::default()
         })
         .collect()
+}
+
+/// The `tcp://` target in the controller role at `addr`, with `manifest` (YAML) if given.
+pub(crate) async fn target(addr: &str, manifest: Option<&str>) -> Arc<dyn Target> {
+    let opts = TargetOptions {
+        role: Some(Role::Controller),
+        manifest: manifest.map(|m| parse_manifest(m, Path::new("m.yaml")).unwrap()),
+        ..TargetOptions::default()
+    };
+    let spec = format!("tcp://{addr}");
+    tokio::task::spawn_blocking(move || target_from_spec(&spec, &opts))
+        .await
+        .unwrap()
+        .unwrap()
 }

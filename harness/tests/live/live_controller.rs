@@ -5,12 +5,10 @@
 //! ends, so the next scenario starts without them.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use crate::fake_controller;
-use kipcheck::adapter::manifest::parse_manifest;
-use kipcheck::adapter::{target_from_spec, Target, TargetOptions};
+use kipcheck::adapter::Target;
 use kipcheck::codec::{
     ApiKey, ApiVersionsResponse, BrokerRegistrationResponse, DescribeClusterResponse, ErrorCode,
     RequestBody, ResponseBody, UnregisterBrokerResponse,
@@ -103,16 +101,7 @@ async fn fake(cluster_id: &str, describes: &str) -> (String, Arc<Mutex<Fake>>) {
 }
 
 async fn controller(addr: &str, manifest: Option<&str>) -> Arc<dyn Target> {
-    let opts = TargetOptions {
-        role: Some(Role::Controller),
-        manifest: manifest.map(|m| parse_manifest(m, Path::new("m.yaml")).unwrap()),
-        ..TargetOptions::default()
-    };
-    let spec = format!("tcp://{addr}");
-    tokio::task::spawn_blocking(move || target_from_spec(&spec, &opts))
-        .await
-        .unwrap()
-        .unwrap()
+    fake_controller::target(addr, manifest).await
 }
 
 fn registration(id: i32) -> serde_json::Value {

@@ -8,15 +8,14 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use crate::fake_controller;
-use kipcheck::adapter::manifest::parse_manifest;
-use kipcheck::adapter::{target_from_spec, Target, TargetOptions};
+use kipcheck::adapter::Target;
 use kipcheck::codec::api_versions_response::FinalizedFeatureKey;
 use kipcheck::codec::update_features_response::UpdatableFeatureResult;
 use kipcheck::codec::{
     ApiKey, ApiVersionsResponse, ErrorCode, RequestBody, ResponseBody, UpdateFeaturesResponse,
 };
 use kipcheck::runner::{execute, Verdict};
-use kipcheck::scenario::{load_text, Role, Scenario};
+use kipcheck::scenario::{load_text, Scenario};
 
 /// The fake controller: its metadata.version, how many more downgrades it refuses, and
 /// every UpdateFeatures it applied as (level, UpgradeType).
@@ -87,16 +86,7 @@ async fn fake(level: i16) -> (String, Arc<Mutex<Fake>>) {
 const MANIFEST: &str = "software: Fake 1\nmetadata_version: { min: 7, max: 40, finalized: 30, moves: { levels: [31], downgrade: safe } }\ncluster_id: fake-cluster\n";
 
 async fn controller(addr: &str) -> Arc<dyn Target> {
-    let opts = TargetOptions {
-        role: Some(Role::Controller),
-        manifest: Some(parse_manifest(MANIFEST, Path::new("m.yaml")).unwrap()),
-        ..TargetOptions::default()
-    };
-    let spec = format!("tcp://{addr}");
-    tokio::task::spawn_blocking(move || target_from_spec(&spec, &opts))
-        .await
-        .unwrap()
-        .unwrap()
+    fake_controller::target(addr, Some(MANIFEST)).await
 }
 
 /// A scenario at MV 10 that reads the level, then (with `upgrade`) upgrades to 20 and
