@@ -85,9 +85,18 @@ pub(crate) fn api_keys(keys: &[(ApiKey, i16, i16)]) -> Vec<ApiVersion> {
 /// The `tcp://` target in the controller role at `addr`, with `manifest` (YAML) if given.
 pub(crate) async fn target(addr: &str, manifest: Option<&str>) -> Arc<dyn Target> {
     let opts = TargetOptions {
-        role: Some(Role::Controller),
         manifest: manifest.map(|m| parse_manifest(m, Path::new("m.yaml")).unwrap()),
         ..TargetOptions::default()
+    };
+    tcp_controller(addr, opts).await
+}
+
+/// The `tcp://` target at `addr` with `opts` in the controller role (built off the runtime's
+/// threads: building it connects).
+pub(crate) async fn tcp_controller(addr: &str, opts: TargetOptions) -> Arc<dyn Target> {
+    let opts = TargetOptions {
+        role: Some(Role::Controller),
+        ..opts
     };
     let spec = format!("tcp://{addr}");
     tokio::task::spawn_blocking(move || target_from_spec(&spec, &opts))

@@ -274,11 +274,11 @@ mod served {
     use kipcheck::adapter::binding::bind;
     use kipcheck::adapter::manifest::{parse_manifest, TargetManifest};
     use kipcheck::adapter::metadata_log::{LogPayload, MetadataLogReader};
-    use kipcheck::adapter::{target_from_spec, Target, TargetOptions};
+    use kipcheck::adapter::{Target, TargetOptions};
     use kipcheck::codec::MetadataRecordBody;
     use kipcheck::model::Fault;
     use kipcheck::runner::{execute, Verdict};
-    use kipcheck::scenario::{load_file, Role, Scenario};
+    use kipcheck::scenario::{load_file, Scenario};
     use kipcheck::serve::{
         render_manifest, served_manifest, ControllerOptions, ManifestFacts, ServeOptions, Server,
     };
@@ -322,16 +322,11 @@ mod served {
     async fn target(server: &Server, manifest: TargetManifest) -> Arc<dyn Target> {
         let addr = server.local_addr().to_string();
         let opts = TargetOptions {
-            role: Some(Role::Controller),
             manifest: Some(manifest),
             metadata_log: Some(addr.clone()),
             ..TargetOptions::default()
         };
-        let spec = format!("tcp://{addr}");
-        tokio::task::spawn_blocking(move || target_from_spec(&spec, &opts))
-            .await
-            .unwrap()
-            .unwrap()
+        crate::fake_controller::tcp_controller(&addr, opts).await
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -271,16 +271,11 @@ async fn a_failing_failover_command_errors_the_scenario_with_its_status_and_stde
     let server = Server::start("127.0.0.1:0", opts, None).await.unwrap();
     let addr = server.local_addr().to_string();
     let topts = TargetOptions {
-        role: Some(Role::Controller),
         manifest: Some(manifest),
         metadata_log: Some(addr.clone()),
         ..TargetOptions::default()
     };
-    let spec = format!("tcp://{addr}");
-    let t = tokio::task::spawn_blocking(move || target_from_spec(&spec, &topts))
-        .await
-        .unwrap()
-        .unwrap();
+    let t = crate::fake_controller::tcp_controller(&addr, topts).await;
     let s = scenario("kip1326/k1326-ctrl-failover-log-continues.yaml");
     let out = execute(t.as_ref(), &s, 1).await;
     assert_eq!(out.verdict, Verdict::Errored, "{:?}", out.failure);
