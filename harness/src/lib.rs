@@ -34,9 +34,13 @@ pub mod serve;
 // The shipped suite against the reference as a unit test of the library too: `cargo test --lib
 // conformance_suite::` builds one test binary and no `kipcheck` binary (an integration test
 // makes cargo build the crate's binaries first), which halves each cargo-mutants rebuild
-// (`.cargo/mutants.toml`). The same file is `tests/conformance_suite.rs`.
+// (`.cargo/mutants.toml`). The same file is `tests/suite/conformance_suite.rs` in the `suite`
+// test binary, with its helpers in `suite_support` there as here.
 #[cfg(test)]
 extern crate self as kipcheck;
 #[cfg(test)]
-#[path = "../tests/conformance_suite.rs"]
+#[path = "../tests/suite/conformance_suite.rs"]
 mod conformance_suite;
+#[cfg(test)]
+#[path = "../tests/support/suite.rs"]
+mod suite_support;

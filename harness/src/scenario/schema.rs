@@ -21,7 +21,7 @@ pub fn scenario_schema() -> Value {
         "description".into(),
         "One kipcheck conformance scenario (scenarios/<area>/<id>.yaml; format in \
          scenarios/README.md). Generated from kipcheck::scenario::ScenarioFile; regenerate \
-         with `KIPCHECK_BLESS=1 cargo test -p kipcheck --test scenario_schema`."
+         with `KIPCHECK_BLESS=1 cargo test -p kipcheck --test suite -- scenario_schema::`."
             .into(),
     );
     schema.to_value()

@@ -24,7 +24,7 @@ import org.apache.kafka.server.policy.clientconfig.ClientConfigPolicy;
  * default constructor, passes the broker configs to {@code configure()}, hands each "PushConfig"
  * to {@code process()} with the values parsed by {@code ConfigDef.parseType} and the broker's
  * timestamp, maps an {@link InvalidConfigurationException} to a rejection, and calls {@code close()}.
- * Driven over stdin for kipcheck's test (harness/tests/policy_bridge_jvm.rs):
+ * Driven over stdin for kipcheck's test (harness/tests/peers/policy_bridge_jvm.rs):
  *
  * <pre>
  * java -cp ... dev.kipcheck.policy.harness.BrokerHarness CLASS HOST:PORT
