@@ -16,7 +16,6 @@
 
 pub mod adapter;
 mod child;
-pub mod codec;
 pub mod exit;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -30,6 +29,9 @@ pub mod report;
 pub mod runner;
 pub mod scenario;
 pub mod serve;
+
+// The two sans-IO crates under their old paths: `kipcheck::codec::..`, `crate::model::..`.
+pub use kipcheck_codec as codec;
 
 // The shipped suite against the reference as a unit test of the library too: `cargo test --lib
 // conformance_suite::` builds one test binary and no `kipcheck` binary (an integration test
