@@ -16,6 +16,7 @@
 
 pub mod adapter;
 mod child;
+pub mod emulate;
 pub mod exit;
 #[doc(hidden)]
 pub mod fuzzing;

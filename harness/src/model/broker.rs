@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::api_versions::{api_versions_unsupported, handshake_api_versions};
 use super::config_def::{ConfigType, ConfigValue};
-use super::emulated::api_versions_unsupported;
 use super::events::{Event, LoggedEvent, NodeId, PolicyConfig};
 use super::faults::{Fault, Faults};
 use super::profile::{
@@ -212,15 +212,14 @@ impl BrokerModel {
 
     /// The ApiVersions response body (latest version's fields): ApiVersions at every version
     /// it answers, and PushConfig 0-0 under its provisional wire key iff a policy is
-    /// configured ([`super::emulated::handshake_api_versions`], the list every emulated node
-    /// starts from).
+    /// configured ([`handshake_api_versions`], the list every emulated node starts from).
     pub fn api_versions_response(&self) -> ApiVersionsResponse {
         let push = self
             .advertises_push_config()
             .then_some(self.profile.provisional.push_config_api_key);
         ApiVersionsResponse {
             error_code: 0,
-            api_keys: super::emulated::handshake_api_versions(push),
+            api_keys: handshake_api_versions(push),
             throttle_time_ms: Some(0),
             ..Default::default()
         }

@@ -5,13 +5,13 @@
 //!
 //! This file only declares modules and re-exports; see `ARCHITECTURE.md`, "Reference model".
 
+pub mod api_versions;
 pub mod backoff;
 pub mod broker;
 pub mod client;
 pub mod cluster;
 pub mod config_def;
 pub mod controller;
-pub mod emulated;
 pub mod events;
 pub mod faults;
 pub mod hash;
@@ -24,6 +24,7 @@ pub mod server_config;
 pub mod time;
 pub mod validators;
 
+pub use api_versions::{api_version_range, api_versions_unsupported, handshake_api_versions};
 pub use backoff::ExponentialBackoff;
 pub use broker::{
     BrokerConfigError, BrokerModel, BrokerReply, BrokerRequest, BrokerSettings, PolicyVerdict,
@@ -36,11 +37,6 @@ pub use config_def::{
     client_definitions, ClientType, ConfigType, ConfigTypeNumbering, ConfigValue,
 };
 pub use controller::{ControllerModel, MetadataRecord, RegisteredBroker, ReplayError};
-pub use emulated::{
-    advertise_metadata, api_versions_unsupported, emulated_api_versions, handshake_api_versions,
-    is_valid_topic_name, metadata_answer, read_request, sasl_authenticate_answer,
-    sasl_handshake_answer, InPlaceError, MetadataBroker, TopicCatalog, SASL_MECHANISM,
-};
 pub use events::{Event, LoggedEvent, NodeId};
 pub use faults::{Fault, Faults};
 pub use hash::{fnv1a64, Fnv1a64};

@@ -1,13 +1,16 @@
 //! The emulated node: what kipcheck answers in place when it plays a broker for a client under
 //! test (`kipcheck serve`, the `client-cmd:` listeners), and the ApiVersions list the runner's
-//! client steps and the fuzz targets answer with. One place for each piece:
+//! client steps and the fuzz targets answer with. Test machinery of the harness, not the KIP
+//! reference (`model`), which it builds on. One place for each piece:
 //!
 //! - the request header, read once from a frame as [`net`](crate::net) hands it on
 //!   ([`read_request`]);
 //! - the ApiVersions list ([`emulated_api_versions`]; [`advertise_metadata`] adds the Metadata
-//!   range to any list, e.g. the reference [`BrokerModel`](super::BrokerModel)'s under `serve`);
-//! - the KIP-511 answer to an ApiVersions version the node does not speak
-//!   ([`api_versions_unsupported`], also the reference broker's; framed by
+//!   range to any list, e.g. the reference [`BrokerModel`](crate::model::BrokerModel)'s under
+//!   `serve`), built on the reference broker's own entries
+//!   ([`handshake_api_versions`](crate::model::handshake_api_versions));
+//! - the KIP-511 answer to an ApiVersions version the node does not speak (the reference
+//!   broker's [`api_versions_unsupported`](crate::model::api_versions_unsupported), framed by
 //!   [`Request::answer_unspoken_api_versions`]);
 //! - the Metadata answer ([`metadata_answer`]; framed by [`Request::answer_metadata`]);
 //! - the SASL answers to a client that authenticates ([`sasl_handshake_answer`],
@@ -27,20 +30,13 @@ use crate::codec::{
     SmallVec, Uuid, VersionRange,
 };
 
-use super::hash::Fnv1a64;
+use crate::model::{
+    api_version_range as range, api_versions_unsupported, handshake_api_versions, Fnv1a64,
+};
 
 /// The Metadata versions an emulated node advertises: v4-13, as Kafka 4.4 brokers (KIP-896
 /// removed v0-3). It answers every version the codec decodes all the same.
 pub const METADATA_VERSIONS: VersionRange = VersionRange::new(4, 13);
-
-fn range(key: ApiKey, versions: VersionRange) -> ApiVersion {
-    ApiVersion {
-        api_key: key.0,
-        min_version: versions.min,
-        max_version: versions.max,
-        ..Default::default()
-    }
-}
 
 /// The SASL mechanism an emulated broker enables (the one its SaslHandshake answer lists).
 pub const SASL_MECHANISM: &str = "PLAIN";
@@ -48,7 +44,7 @@ pub const SASL_MECHANISM: &str = "PLAIN";
 /// The ApiVersions answer of an emulated broker: Metadata at [`METADATA_VERSIONS`] and
 /// ApiVersions v0-5 (as Kafka 4.4 brokers; the codec's range), plus PushConfig v0 under
 /// `push_config` (its provisional api key) when the broker supports it, and with `sasl` (a SASL
-/// listener: the client under test [`uses_sasl`](super::client::uses_sasl)) SaslHandshake v0-1
+/// listener: the client under test [`uses_sasl`](crate::model::uses_sasl)) SaslHandshake v0-1
 /// and SaslAuthenticate v0-2. Keys are sorted, as Kafka sends them.
 pub fn emulated_api_versions(push_config: Option<ApiKey>, sasl: bool) -> ApiVersionsResponse {
     let mut keys = handshake_api_versions(push_config);
@@ -69,22 +65,6 @@ pub fn emulated_api_versions(push_config: Option<ApiKey>, sasl: bool) -> ApiVers
         throttle_time_ms: Some(0),
         ..Default::default()
     }
-}
-
-/// The handshake's own entries, sorted by key: ApiVersions at every version the codec speaks
-/// (what every emulated node and the reference broker answer), and PushConfig v0 under
-/// `push_config`, its wire key, when the node advertises it. The reference broker lists just
-/// these; a node that also serves Metadata adds it ([`advertise_metadata`]).
-pub fn handshake_api_versions(push_config: Option<ApiKey>) -> Vec<ApiVersion> {
-    let mut keys = vec![range(
-        ApiKey::API_VERSIONS,
-        ApiVersionsRequest::VALID_VERSIONS,
-    )];
-    if let Some(key) = push_config {
-        keys.push(range(key, VersionRange::new(0, 0)));
-    }
-    keys.sort_by_key(|k| k.api_key);
-    keys
 }
 
 /// Lists Metadata at [`METADATA_VERSIONS`] among `keys` (an entry already there is replaced),
@@ -113,18 +93,6 @@ pub fn sasl_authenticate_answer() -> SaslAuthenticateResponse {
         session_lifetime_ms: Some(0),
         ..Default::default()
     }
-}
-
-/// KIP-511: what a broker that advertises `advertised` answers to an ApiVersions request at a
-/// version it does not speak: UNSUPPORTED_VERSION with its supported ranges, in the v0 layout
-/// (encode it at version 0). The one place the reference broker, `kipcheck serve` and the
-/// `client-cmd:` listeners build it.
-pub fn api_versions_unsupported(advertised: ApiVersionsResponse) -> ApiVersionsResponse {
-    ApiVersionsResponse {
-        error_code: ErrorCode::UNSUPPORTED_VERSION.0,
-        ..advertised
-    }
-    .project(0)
 }
 
 /// Why an emulated node cannot read or answer a request in place (its connection ends).
