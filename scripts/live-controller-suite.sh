@@ -72,7 +72,7 @@ alt_profile() {
       -e 's/^update_features_precedence: .*/update_features_precedence: invalid_config/' \
       -e 's/^reregistration: .*/reregistration: merge/' \
       -e 's/^static_config_persistence_level: .*/static_config_persistence_level: 20/' \
-      harness/src/model/default_profile.yaml
+      crates/model/src/default_profile.yaml
 }
 
 # `live_run DIR [--fault NAME] [run args...]`: the five controllers served afresh, the suite in
@@ -83,7 +83,7 @@ live_run() {
   if [ "${1:-}" = "--fault" ]; then fault=(--fault "$2"); shift 2; fi
   mkdir -p "$dir"
   alt_profile > "$dir/alt-profile.yaml"
-  local base="harness/src/model/default_profile.yaml"
+  local base="crates/model/src/default_profile.yaml"
   local args=() name level profile node
   for spec in "low $low $base 1" "high $high $base 1" "alt-at 30 $dir/alt-profile.yaml 1" \
               "alt-below 19 $dir/alt-profile.yaml 1" "node5 $low $base 5"; do

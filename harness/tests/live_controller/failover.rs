@@ -193,7 +193,7 @@ steps:
 
 /// The built-in profile with the other re-registration reading, as a file.
 fn merge_profile(dir: &Path) -> PathBuf {
-    let text = include_str!("../../src/model/default_profile.yaml")
+    let text = include_str!("../../../crates/model/src/default_profile.yaml")
         .replace("reregistration: replace", "reregistration: merge");
     assert!(text.contains("reregistration: merge"));
     std::fs::create_dir_all(dir).unwrap();

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::config_def::{ClientType, ConfigTypeNumbering};
-use crate::codec::{ErrorCode, ProvisionalNumbers};
+use kipcheck_codec::{ErrorCode, ProvisionalNumbers};
 
 /// What counts as "the size of the PushConfig request" (kip-notes §6 A3).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

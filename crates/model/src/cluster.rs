@@ -19,7 +19,7 @@ use super::controller::{ControllerModel, ReplayError};
 use super::events::{LoggedEvent, NodeId};
 use super::invariants::InvariantViolation;
 use super::time::Millis;
-use crate::codec::{ApiKey, DecodeError, EncodeError, Reader, RequestBody, ResponseBody};
+use kipcheck_codec::{ApiKey, DecodeError, EncodeError, Reader, RequestBody, ResponseBody};
 
 /// Who sent a message in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,12 +7,12 @@ use super::{
     ControllerModel, MetadataRecord, RegisteredBroker, ReplayError, DEFAULT_CONTROLLER_NODE_ID,
     METADATA_VERSION,
 };
-use crate::codec::{FeatureLevelRecord, MetadataRecordBody};
-use crate::model::events::{Event, LoggedEvent};
-use crate::model::faults::{Fault, Faults};
-use crate::model::profile::SpecProfile;
-use crate::model::server_config::{resource_type, ServerConfigDefs};
-use crate::model::time::Millis;
+use crate::events::{Event, LoggedEvent};
+use crate::faults::{Fault, Faults};
+use crate::profile::SpecProfile;
+use crate::server_config::{resource_type, ServerConfigDefs};
+use crate::time::Millis;
+use kipcheck_codec::{FeatureLevelRecord, MetadataRecordBody};
 
 impl ControllerModel {
     /// A new cluster bootstrapped at `metadata_version` (written as the first record).
@@ -187,12 +187,7 @@ impl ControllerModel {
         }
     }
 
-    pub(in crate::model) fn append(
-        &mut self,
-        now: Millis,
-        version: i16,
-        body: MetadataRecordBody,
-    ) -> u64 {
+    pub(crate) fn append(&mut self, now: Millis, version: i16, body: MetadataRecordBody) -> u64 {
         let offset = self.log.len() as u64;
         let record = MetadataRecord {
             offset,

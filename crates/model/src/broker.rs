@@ -17,8 +17,8 @@ use super::profile::{
 };
 use super::server_config::{ConfigCheckFailure, ServerConfigDefs};
 use super::time::Millis;
-use crate::codec::broker_registration_request::{Feature, Listener, StaticConfig};
-use crate::codec::{
+use kipcheck_codec::broker_registration_request::{Feature, Listener, StaticConfig};
+use kipcheck_codec::{
     ApiKey, ApiVersionsRequest, ApiVersionsResponse, BrokerRegistrationRequest, ErrorCode, Message,
     PushConfigRequest, PushConfigResponse, ResponseBody, Uuid,
 };
@@ -666,7 +666,7 @@ fn check_entry(
     numbering: super::config_def::ConfigTypeNumbering,
     checks: BrokerEntryChecks,
     faults: &Faults,
-    c: &crate::codec::push_config_request::Config,
+    c: &kipcheck_codec::push_config_request::Config,
 ) -> Result<PolicyConfig, EntryRefusal> {
     let Some(ty) = numbering.from_wire(c.config_type) else {
         return Err(EntryRefusal::UnknownType {

@@ -598,7 +598,7 @@ mod tests {
 
     #[test]
     fn every_kip_default_key_is_defined() {
-        let profile = crate::model::profile::SpecProfile::default();
+        let profile = crate::profile::SpecProfile::default();
         for t in ClientType::ALL {
             let defs = client_definitions(t);
             for key in profile.default_keys.for_client(t) {

@@ -11,20 +11,20 @@ use std::collections::BTreeMap;
 
 use super::topics::unknown_topic;
 use super::ControllerModel;
-use crate::codec::api_versions_response::{ApiVersion, FinalizedFeatureKey};
-use crate::codec::describe_cluster_response::DescribeClusterBroker;
-use crate::codec::describe_configs_request::DescribeConfigsResource;
-use crate::codec::describe_configs_response::{
+use crate::config_def::ConfigType;
+use crate::server_config::{resource_type, ServerConfigKey};
+use crate::time::Millis;
+use kipcheck_codec::api_versions_response::{ApiVersion, FinalizedFeatureKey};
+use kipcheck_codec::describe_cluster_response::DescribeClusterBroker;
+use kipcheck_codec::describe_configs_request::DescribeConfigsResource;
+use kipcheck_codec::describe_configs_response::{
     DescribeConfigsResourceResult, DescribeConfigsResult,
 };
-use crate::codec::{
+use kipcheck_codec::{
     ApiKey, ApiVersionsResponse, DescribeClusterRequest, DescribeClusterResponse,
     DescribeConfigsRequest, DescribeConfigsResponse, ErrorCode, Message, MetadataRecordBody,
     RequestBody, UnregisterBrokerRecord, UnregisterBrokerRequest, UnregisterBrokerResponse,
 };
-use crate::model::config_def::ConfigType;
-use crate::model::server_config::{resource_type, ServerConfigKey};
-use crate::model::time::Millis;
 
 /// APIs the controller model answers besides ApiVersions (what it advertises).
 pub const CONTROLLER_APIS: [ApiKey; 9] = [

@@ -4,8 +4,8 @@
 //! not speak. The harness's emulated nodes (`kipcheck::emulate`) start from the same pieces;
 //! what they add (Metadata, SASL) lives there, not here. Pure: builds values, sends nothing.
 
-use crate::codec::api_versions_response::ApiVersion;
-use crate::codec::{
+use kipcheck_codec::api_versions_response::ApiVersion;
+use kipcheck_codec::{
     ApiKey, ApiVersionsRequest, ApiVersionsResponse, ErrorCode, Message, VersionRange,
 };
 

@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::config_def::{ConfigType, ConfigValue};
 use super::sensitivity::SensitivityRule;
 use super::time::Millis;
-use crate::codec::{ErrorCode, MetadataRecordBody};
+use kipcheck_codec::{ErrorCode, MetadataRecordBody};
 
 /// A broker's node id.
 pub type NodeId = i32;

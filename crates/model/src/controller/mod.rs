@@ -15,11 +15,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::codec::{MetadataRecordBody, Uuid};
-use crate::model::events::LoggedEvent;
-use crate::model::faults::Faults;
-use crate::model::profile::SpecProfile;
-use crate::model::server_config::ServerConfigDefs;
+use crate::events::LoggedEvent;
+use crate::faults::Faults;
+use crate::profile::SpecProfile;
+use crate::server_config::ServerConfigDefs;
+use kipcheck_codec::{MetadataRecordBody, Uuid};
 
 mod alter_configs;
 pub mod describe;

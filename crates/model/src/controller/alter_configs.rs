@@ -5,20 +5,20 @@
 use std::collections::BTreeMap;
 
 use super::ControllerModel;
-use crate::codec::alter_configs_request as legacy_req;
-use crate::codec::alter_configs_response::AlterConfigsResourceResponse;
-use crate::codec::incremental_alter_configs_request as inc_req;
-use crate::codec::incremental_alter_configs_response::AlterConfigsResourceResponse as IncResourceResponse;
-use crate::codec::KString;
-use crate::codec::{
+use crate::config_def::{ConfigType, ConfigValue};
+use crate::events::Event;
+use crate::faults::Fault;
+use crate::server_config::{resource_type, ServerConfigDefs};
+use crate::time::Millis;
+use kipcheck_codec::alter_configs_request as legacy_req;
+use kipcheck_codec::alter_configs_response::AlterConfigsResourceResponse;
+use kipcheck_codec::incremental_alter_configs_request as inc_req;
+use kipcheck_codec::incremental_alter_configs_response::AlterConfigsResourceResponse as IncResourceResponse;
+use kipcheck_codec::KString;
+use kipcheck_codec::{
     AlterConfigsRequest, AlterConfigsResponse, ConfigRecord, ErrorCode,
     IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, Message, MetadataRecordBody,
 };
-use crate::model::config_def::{ConfigType, ConfigValue};
-use crate::model::events::Event;
-use crate::model::faults::Fault;
-use crate::model::server_config::{resource_type, ServerConfigDefs};
-use crate::model::time::Millis;
 
 /// The IncrementalAlterConfigs operations.
 mod op {
@@ -34,7 +34,7 @@ type ResourceOutcome = Result<BTreeMap<String, String>, (ErrorCode, String)>;
 impl ControllerModel {
     /// Checks one value against the definitions of its resource type at the current level.
     /// `legacy` is true for AlterConfigs (the API a faulty variant forgets MV checks in).
-    pub(in crate::model) fn check_value(
+    pub(crate) fn check_value(
         &self,
         rtype: i8,
         name: &str,
@@ -101,7 +101,7 @@ impl ControllerModel {
             })
     }
 
-    pub(in crate::model) fn structural_checks_reference<'a>(
+    pub(crate) fn structural_checks_reference<'a>(
         &self,
         rtype: i8,
         rname: &str,
@@ -137,7 +137,7 @@ impl ControllerModel {
     }
 
     /// Writes the difference between the current and `new` configs of a resource.
-    pub(in crate::model) fn write_configs(
+    pub(crate) fn write_configs(
         &mut self,
         now: Millis,
         rtype: i8,

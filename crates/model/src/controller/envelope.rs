@@ -8,12 +8,12 @@
 //! IPv6 address is INVALID_REQUEST on the Envelope itself, with a null ResponseData.
 
 use super::ControllerModel;
-use crate::codec::{
-    self, ApiKey, Bytes, EnvelopeRequest, EnvelopeResponse, ErrorCode, RequestBody, ResponseBody,
-    ResponseHeader,
+use crate::faults::Fault;
+use crate::time::Millis;
+use kipcheck_codec::{
+    self as codec, ApiKey, Bytes, EnvelopeRequest, EnvelopeResponse, ErrorCode, RequestBody,
+    ResponseBody, ResponseHeader,
 };
-use crate::model::faults::Fault;
-use crate::model::time::Millis;
 
 /// The APIs this controller model serves that a broker forwards in an Envelope (Kafka's
 /// `ApiKeys.forwardable` among them).

@@ -17,8 +17,8 @@ use super::events::Event;
 use super::faults::{Fault, Faults};
 use super::profile::{SizeMeasure, SpecProfile};
 use super::sensitivity::classify_with;
-use crate::codec::push_config_request::Config;
-use crate::codec::{Message, PushConfigRequest};
+use kipcheck_codec::push_config_request::Config;
+use kipcheck_codec::{Message, PushConfigRequest};
 
 /// The key whose value replaces the default list.
 pub const ALLOWED_KEYS: &str = "config.push.allowed.keys";

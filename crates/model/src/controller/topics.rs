@@ -13,15 +13,15 @@
 //! assignments, name collisions between `.` and `_`.
 
 use super::ControllerModel;
-use crate::codec::create_topics_request::CreatableTopic;
-use crate::codec::create_topics_response::{CreatableTopicConfigs, CreatableTopicResult};
-use crate::codec::delete_topics_response::DeletableTopicResult;
-use crate::codec::{
+use crate::server_config::resource_type;
+use crate::time::Millis;
+use kipcheck_codec::create_topics_request::CreatableTopic;
+use kipcheck_codec::create_topics_response::{CreatableTopicConfigs, CreatableTopicResult};
+use kipcheck_codec::delete_topics_response::DeletableTopicResult;
+use kipcheck_codec::{
     CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, DeleteTopicsResponse,
     ErrorCode, Message, MetadataRecordBody, RemoveTopicRecord, TopicRecord, Uuid,
 };
-use crate::model::server_config::resource_type;
-use crate::model::time::Millis;
 
 /// `num.partitions` and `default.replication.factor` defaults (Kafka's `ServerLogConfigs` /
 /// `ReplicationConfigs`): what -1 in CreateTopics resolves to.
@@ -346,8 +346,8 @@ mod tests {
 
     #[test]
     fn delete_topics_removes_an_existing_topic_and_names_unknown_ones() {
-        use crate::codec::delete_topics_request::DeleteTopicState;
-        use crate::model::{ServerConfigDefs, SpecProfile};
+        use crate::{ServerConfigDefs, SpecProfile};
+        use kipcheck_codec::delete_topics_request::DeleteTopicState;
         let mut c = ControllerModel::new(
             &SpecProfile::default(),
             ServerConfigDefs::default(),

@@ -4,17 +4,17 @@
 use std::collections::BTreeMap;
 
 use super::{ControllerModel, METADATA_VERSION};
-use crate::codec::register_broker_record::{BrokerEndpoint, BrokerFeature, BrokerStaticConfig};
-use crate::codec::Bytes;
-use crate::codec::{
+use crate::events::Event;
+use crate::faults::Fault;
+use crate::profile::Reregistration;
+use crate::server_config::ServerConfigDefs;
+use crate::time::Millis;
+use kipcheck_codec::register_broker_record::{BrokerEndpoint, BrokerFeature, BrokerStaticConfig};
+use kipcheck_codec::Bytes;
+use kipcheck_codec::{
     BrokerRegistrationRequest, BrokerRegistrationResponse, ErrorCode, MetadataRecordBody,
     RegisterBrokerRecord,
 };
-use crate::model::events::Event;
-use crate::model::faults::Fault;
-use crate::model::profile::Reregistration;
-use crate::model::server_config::ServerConfigDefs;
-use crate::model::time::Millis;
 
 impl ControllerModel {
     /// MV-validator violations of broker static configs at `level`, as messages.
@@ -180,7 +180,7 @@ impl ControllerModel {
         if self.faults.has(Fault::StaticConfigsWrongTag) {
             if let Some(configs) = record.static_configs.take() {
                 let mut bytes = Vec::new();
-                crate::codec::put_uvarint(&mut bytes, configs.len() as u32 + 1);
+                kipcheck_codec::put_uvarint(&mut bytes, configs.len() as u32 + 1);
                 for c in &configs {
                     // Encoding a decoded-or-built struct at its own version cannot fail.
                     let _ = c.encode_body(&mut bytes, record_version);

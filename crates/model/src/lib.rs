@@ -3,6 +3,10 @@
 //! style). Time comes in as [`Millis`], randomness from a seeded [`ModelRng`], every knob and
 //! contested reading from a [`SpecProfile`]; every decision is an [`Event`].
 //!
+//! The crate `kipcheck-model`: it depends on `kipcheck-codec` and on no async runtime (Cargo
+//! enforces both); the harness re-exports it as `kipcheck::model`. The emulated nodes kipcheck
+//! plays for a client under test are the harness's (`kipcheck::emulate`), not part of it.
+//!
 //! This file only declares modules and re-exports; see `ARCHITECTURE.md`, "Reference model".
 
 pub mod api_versions;

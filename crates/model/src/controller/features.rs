@@ -2,16 +2,16 @@
 //! audit of static and dynamic configs.
 
 use super::{ControllerModel, METADATA_VERSION};
-use crate::codec::update_features_response::UpdatableFeatureResult;
-use crate::codec::{
+use crate::events::Event;
+use crate::faults::Fault;
+use crate::profile::{AuditDirection, UpdateFeaturesPrecedence};
+use crate::server_config::ServerConfigDefs;
+use crate::time::Millis;
+use kipcheck_codec::update_features_response::UpdatableFeatureResult;
+use kipcheck_codec::{
     ErrorCode, FeatureLevelRecord, Message, MetadataRecordBody, UpdateFeaturesRequest,
     UpdateFeaturesResponse,
 };
-use crate::model::events::Event;
-use crate::model::faults::Fault;
-use crate::model::profile::{AuditDirection, UpdateFeaturesPrecedence};
-use crate::model::server_config::ServerConfigDefs;
-use crate::model::time::Millis;
 
 impl ControllerModel {
     /// Every config that violates the MV validators in force at `level`: broker static
@@ -233,12 +233,12 @@ impl ControllerModel {
 
 #[cfg(test)]
 mod tests {
-    use crate::codec::update_features_request::FeatureUpdateKey;
-    use crate::codec::{ErrorCode, UpdateFeaturesRequest};
-    use crate::model::profile::{AuditRejection, SpecProfile};
-    use crate::model::server_config::resource_type::BROKER;
-    use crate::model::validators::Validator;
-    use crate::model::{ControllerModel, Millis, ServerConfigDefs};
+    use crate::profile::{AuditRejection, SpecProfile};
+    use crate::server_config::resource_type::BROKER;
+    use crate::validators::Validator;
+    use crate::{ControllerModel, Millis, ServerConfigDefs};
+    use kipcheck_codec::update_features_request::FeatureUpdateKey;
+    use kipcheck_codec::{ErrorCode, UpdateFeaturesRequest};
 
     fn update(level: i16) -> UpdateFeaturesRequest {
         UpdateFeaturesRequest {

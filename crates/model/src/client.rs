@@ -18,7 +18,7 @@ use super::profile::{RequestTimeoutAction, SpecProfile};
 use super::rng::ModelRng;
 use super::selection::{self, request_size, Selection, ENABLE_CONFIG_PUSH};
 use super::time::Millis;
-use crate::codec::{
+use kipcheck_codec::{
     ApiKey, ApiVersionsRequest, ApiVersionsResponse, Bytes, ErrorCode, PushConfigRequest,
     PushConfigResponse, RequestBody, ResponseBody, SaslAuthenticateRequest,
     SaslAuthenticateResponse, SaslHandshakeRequest, SaslHandshakeResponse,
