@@ -76,14 +76,14 @@ alt_profile() {
       -e 's/^update_features_precedence: .*/update_features_precedence: invalid_config/' \
       -e 's/^reregistration: .*/reregistration: merge/' \
       -e 's/^static_config_persistence_level: .*/static_config_persistence_level: 20/' \
-      harness/src/model/default_profile.yaml
+      crates/model/src/default_profile.yaml
 }
 
 # The built-in readings but the audit before the update's own validation (a scenario pinning
 # that and the audit of downgrades has no other controller to run on).
 audit_first_profile() {
   sed -e 's/^update_features_precedence: .*/update_features_precedence: invalid_config/' \
-      harness/src/model/default_profile.yaml
+      crates/model/src/default_profile.yaml
 }
 
 # `live_run DIR [--fault NAME] [run args...]`: the seven controllers served afresh, the suite in
@@ -95,7 +95,7 @@ live_run() {
   mkdir -p "$dir"
   alt_profile > "$dir/alt-profile.yaml"
   audit_first_profile > "$dir/audit-first-profile.yaml"
-  local base="harness/src/model/default_profile.yaml"
+  local base="crates/model/src/default_profile.yaml"
   local args=() name level profile node
   for spec in "low $low $base 1" "high $high $base 1" "alt-at 30 $dir/alt-profile.yaml 1" \
               "alt-below 19 $dir/alt-profile.yaml 1" "node5 $low $base 5" \

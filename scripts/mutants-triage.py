@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""cargo-mutants' outcome of the model (`harness/src/model/`, `.cargo/mutants.toml`) with every
+"""cargo-mutants' outcome of the model (`crates/model/src/`, `harness/src/model/` in runs before
+the crate split; `.cargo/mutants.toml`) with every
 survivor triaged: reads OUT/mutants.out/outcomes.json and the triage rules, prints Markdown.
 
     python3 scripts/mutants-triage.py OUT [OUT ...] [--rules docs/mutants-full/triage.tsv] [--check]
@@ -32,6 +33,17 @@ import re
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
+
+# Where the model's files are named: the model crate, or the harness before the crate split.
+MODEL_PREFIXES = ("crates/model/src/", "harness/src/model/")
+
+
+def short(name):
+    """A mutant's or file's name without the model's folder (either layout)."""
+    for prefix in MODEL_PREFIXES:
+        if name.startswith(prefix):
+            return name[len(prefix):]
+    return name
 
 DISPOSITIONS = ("gap", "equivalent", "fault-internal", "off-suite", "outside-kips", "removed", "killed", "to-read")
 
@@ -145,18 +157,18 @@ def main(argv):
     print("\n| file | caught | missed | timeout | unviable |\n|---|---:|---:|---:|---:|")
     for f in sorted(per_file):
         c = per_file[f]
-        print(f"| `{f.removeprefix('harness/src/model/')}` | {c['CaughtMutant']} | "
+        print(f"| `{short(f)}` | {c['CaughtMutant']} | "
               f"{c['MissedMutant']} | {c['Timeout']} | {c['Unviable']} |")
     print("\n## Every survivor\n\n| mutant | disposition | why |\n|---|---|---|")
     for name, _, disp, reason, _ in sorted(triaged):
-        print(f"| `{name.removeprefix('harness/src/model/')}` | {disp} | {reason} |")
+        print(f"| `{short(name)}` | {disp} | {reason} |")
     for name in sorted(untriaged):
-        print(f"| `{name.removeprefix('harness/src/model/')}` | **untriaged** | |")
+        print(f"| `{short(name)}` | **untriaged** | |")
     timeouts = sorted(n for n, _, s in rows if s == "Timeout")
     if timeouts:
         print("\n## Timeouts (detected: the suite hung until cargo-mutants stopped it)\n")
         for name in timeouts:
-            print(f"- `{name.removeprefix('harness/src/model/')}`")
+            print(f"- `{short(name)}`")
     if "--check" in argv and untriaged:
         print("\n".join(["untriaged:"] + untriaged), file=sys.stderr)
         return 1

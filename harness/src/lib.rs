@@ -6,30 +6,35 @@
 //! `codec` and `model` are pure and synchronous (sans-IO); sockets, processes and clocks live
 //! at the edges (`adapter`, `serve`, `runner`, `interop`, `oracle`; every child process starts
 //! through one crate-private module, `child`); `adapter::Session`, `runner`, `serve` and
-//! `live_client` are async (tokio), the rest is blocking or pure. The library holds all of
-//! it: the generated codec, the reference model, the scenario format, the targets, the runner,
-//! the reporters, the ledger, the live servers, the fuzz entry points and the oracles; the
-//! binary (`kipcheck`) is a thin command line over it. See `ARCHITECTURE.md` for the map.
+//! `live_client` are async (tokio), the rest is blocking or pure. `codec` and `model` are
+//! their own crates (`kipcheck-codec`, `kipcheck-model`, so Cargo enforces the direction),
+//! re-exported here under those names. The library holds the rest: the emulated node, the
+//! scenario format, the targets, the runner, the reporters, the ledger, the live servers, the
+//! fuzz entry points and the oracles; the binary (`kipcheck`) is a thin command line over it.
+//! See `ARCHITECTURE.md` for the map.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod adapter;
 mod child;
-pub mod codec;
+pub mod emulate;
 pub mod exit;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod interop;
 pub mod ledger;
 pub mod live_client;
-pub mod model;
 pub mod net;
 pub mod oracle;
 pub mod report;
 pub mod runner;
 pub mod scenario;
 pub mod serve;
+
+// The two sans-IO crates under their old paths: `kipcheck::codec::..`, `crate::model::..`.
+pub use kipcheck_codec as codec;
+pub use kipcheck_model as model;
 
 // The shipped suite against the reference as a unit test of the library too: `cargo test --lib
 // conformance_suite::` builds one test binary and no `kipcheck` binary (an integration test

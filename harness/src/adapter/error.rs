@@ -15,9 +15,8 @@ use std::sync::Arc;
 use crate::adapter::metadata_log::MetadataLogError;
 use crate::adapter::policy_host::PolicyHostError;
 use crate::codec::{DecodeError, EncodeError, ErrorCode};
-use crate::model::{
-    BrokerConfigError, ClientConfigError, ClusterError, InPlaceError, ProfileError,
-};
+use crate::emulate::InPlaceError;
+use crate::model::{BrokerConfigError, ClientConfigError, ClusterError, ProfileError};
 use crate::net::NetError;
 use crate::scenario::TypedBodyError;
 

@@ -21,7 +21,7 @@ use crate::codec::{
     ApiKey, ApiVersionsResponse, IncrementalAlterConfigsRequest, Message, PushConfigRequest,
     PushConfigResponse, UpdateFeaturesRequest,
 };
-use crate::model::emulated_api_versions;
+use crate::emulate::emulated_api_versions;
 use crate::model::server_config::resource_type::{BROKER, TOPIC, UNKNOWN};
 use crate::model::{
     AuditDirection, BrokerModel, BrokerRequest, BrokerSettings, ClientInput, ClientModel,

@@ -21,10 +21,10 @@ use crate::codec::{
     FetchRequest, FetchResponse, Message, ProvisionalNumbers, RequestBody, ResponseBody,
     ResponseHeader, UpdateFeaturesRequest, UpdateFeaturesResponse,
 };
+use crate::emulate::read_request;
 use crate::model::controller::METADATA_VERSION;
 use crate::model::{
-    read_request, ControllerModel, Fault, Faults, Millis, ReplayError, ServerConfigDefs,
-    SpecProfile,
+    ControllerModel, Fault, Faults, Millis, ReplayError, ServerConfigDefs, SpecProfile,
 };
 
 /// The leader epoch of every batch the served controller writes: it is the only voter and was

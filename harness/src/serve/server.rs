@@ -27,10 +27,8 @@ use crate::codec::{
     self, to_hex, ApiKey, Message, ProvisionalNumbers, PushConfigRequest, ResponseBody,
     ResponseHeader,
 };
-use crate::model::{
-    advertise_metadata, read_request, BrokerModel, BrokerReply, BrokerRequest, MetadataBroker,
-    Millis, SpecProfile, TopicCatalog,
-};
+use crate::emulate::{advertise_metadata, read_request, MetadataBroker, TopicCatalog};
+use crate::model::{BrokerModel, BrokerReply, BrokerRequest, Millis, SpecProfile};
 use crate::net::{FrameStream, NetError};
 
 /// How the server runs.
@@ -376,7 +374,7 @@ fn close_reason(e: &NetError) -> String {
 }
 
 /// Answers one request frame (size prefix included): Metadata in place (the emulated node,
-/// [`crate::model::emulated`]), everything else from the script or the [`BrokerModel`].
+/// [`crate::emulate`]), everything else from the script or the [`BrokerModel`].
 fn handle(shared: &Shared, frame: &[u8]) -> Action {
     if let Some(c) = &shared.controller {
         let now = Millis(shared.now_ms());

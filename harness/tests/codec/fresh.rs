@@ -1,5 +1,5 @@
 //! Staleness guard for the generated codec: a fresh generation from `harness/messages/`
-//! must equal the checked-in `harness/src/codec/generated/` (and the kafka-protocol oracle's
+//! must equal the checked-in `crates/codec/src/generated/` (and the kafka-protocol oracle's
 //! `harness/src/oracle/kafka_protocol/generated.rs`) byte for byte. Also checks that
 //! the KIP-1326 spec files supersede their upstream originals and agree with them on every
 //! version the upstream files define.
@@ -20,7 +20,7 @@ fn messages_dir() -> PathBuf {
 
 /// The checked-in generated files, by file name.
 fn checked_in() -> BTreeMap<String, String> {
-    let dir = harness().join("src/codec/generated");
+    let dir = harness().join("..").join(kipcheck_codegen::CODEC_OUTPUT);
     let mut out = BTreeMap::new();
     for entry in std::fs::read_dir(&dir).expect("generated dir") {
         let entry = entry.expect("dir entry");

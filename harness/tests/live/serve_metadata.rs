@@ -3,7 +3,7 @@
 
 use kipcheck::codec::generated::metadata_request::MetadataRequestTopic;
 use kipcheck::codec::{ErrorCode, MetadataRequest, MetadataResponse};
-use kipcheck::model::{is_valid_topic_name, metadata_answer, MetadataBroker, TopicCatalog};
+use kipcheck::emulate::{is_valid_topic_name, metadata_answer, MetadataBroker, TopicCatalog};
 
 fn brokers() -> Vec<MetadataBroker> {
     vec![

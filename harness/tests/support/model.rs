@@ -21,7 +21,7 @@ pub(crate) fn cfg(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
 
 /// An ApiVersions response that advertises PushConfig (key 95, v0) iff `push`.
 pub(crate) fn api_versions(push: bool) -> ApiVersionsResponse {
-    kipcheck::model::emulated_api_versions(push.then_some(ApiKey(95)), false)
+    kipcheck::emulate::emulated_api_versions(push.then_some(ApiKey(95)), false)
 }
 
 /// A PushConfig response.

@@ -2,7 +2,7 @@
 //! [`net::FrameStream`](crate::net::FrameStream). Metadata is answered here (every emulated
 //! node as a broker at its listener's address), so is an ApiVersions version newer than
 //! kipcheck speaks (the KIP-511 fallback): both by the emulated node of
-//! [`crate::model::emulated`]. Every other request goes to the session as an [`Ev::Request`],
+//! [`crate::emulate`]. Every other request goes to the session as an [`Ev::Request`],
 //! as it came, except on a *follow-up connection* (below). Bytes that cannot be a request are
 //! an [`Ev::Fault`].
 //!
@@ -33,7 +33,7 @@ use tokio::sync::{mpsc, Mutex};
 
 use crate::adapter::error::ClientFault;
 use crate::codec::{limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers};
-use crate::model::{emulated_api_versions, read_request, MetadataBroker, TopicCatalog};
+use crate::emulate::{emulated_api_versions, read_request, MetadataBroker, TopicCatalog};
 use crate::net::{FrameStream, NetError};
 
 /// Bound on writing one frame to the client.
@@ -216,7 +216,7 @@ async fn read_conn(node: i32, conn: u64, r: tokio::net::tcp::OwnedReadHalf, shar
 }
 
 /// Answers a Metadata request, and an ApiVersions version newer than kipcheck speaks, in place
-/// (the emulated node, [`crate::model::emulated`]); hands any other request to the session.
+/// (the emulated node, [`crate::emulate`]); hands any other request to the session.
 /// Whether a connection is read on after a frame.
 enum Read {
     On,
@@ -282,7 +282,7 @@ enum FollowUp {
 async fn follow_up(
     node: i32,
     conn: u64,
-    req: &crate::model::emulated::Request<'_>,
+    req: &crate::emulate::Request<'_>,
     shared: &Shared,
 ) -> Option<FollowUp> {
     let mut conns = shared.conns.lock().await;

@@ -38,7 +38,7 @@ use super::target::{
     AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
     TargetOptions,
 };
-use crate::model::MetadataBroker;
+use crate::emulate::MetadataBroker;
 use crate::scenario::types::serde_name;
 use crate::scenario::{Capability, Role};
 
@@ -497,7 +497,7 @@ impl Session for ClientCmdSession {
                     frame,
                     at_ms,
                 })) => {
-                    let api = crate::model::read_request(&frame, &self.shared.numbers)
+                    let api = crate::emulate::read_request(&frame, &self.shared.numbers)
                         .ok()
                         .map(|r| (r.api_key, r.version()));
                     self.pending

@@ -529,9 +529,10 @@ impl Exec<'_> {
     }
 
     fn default_response(&self, node: i32, api_key: ApiKey) -> ResponseBody {
-        use crate::model::{
-            emulated_api_versions, sasl_authenticate_answer, sasl_handshake_answer, uses_sasl,
+        use crate::emulate::{
+            emulated_api_versions, sasl_authenticate_answer, sasl_handshake_answer,
         };
+        use crate::model::uses_sasl;
         let setup = &self.scenario.file.setup;
         match api_key {
             ApiKey::API_VERSIONS => {

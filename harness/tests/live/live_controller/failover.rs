@@ -195,7 +195,7 @@ steps:
 fn merge_profile(dir: &Path) -> PathBuf {
     let text = include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/src/model/default_profile.yaml"
+        "/../crates/model/src/default_profile.yaml"
     ))
     .replace("reregistration: replace", "reregistration: merge");
     assert!(text.contains("reregistration: merge"));

@@ -38,7 +38,7 @@ fn a_sasl_client_pushes_only_once_its_connection_authenticated() {
         sent(&c.handle(t, ClientInput::Connected { node: 1 })),
         [(ApiKey::API_VERSIONS, 3)]
     );
-    let av = kipcheck::model::emulated_api_versions(Some(ApiKey(95)), true);
+    let av = kipcheck::emulate::emulated_api_versions(Some(ApiKey(95)), true);
     let out = c.handle(t, ClientInput::ApiVersionsResponse { node: 1, body: av });
     let handshake = out.iter().find_map(|o| match o {
         ClientOutput::Send {
@@ -49,7 +49,7 @@ fn a_sasl_client_pushes_only_once_its_connection_authenticated() {
     });
     assert_eq!(sent(&out), [(ApiKey::SASL_HANDSHAKE, 1)]);
     assert_eq!(handshake.as_deref(), Some("PLAIN"));
-    let enabled = kipcheck::model::sasl_handshake_answer();
+    let enabled = kipcheck::emulate::sasl_handshake_answer();
     let out = c.handle(
         t,
         ClientInput::SaslHandshakeResponse {
@@ -66,7 +66,7 @@ fn a_sasl_client_pushes_only_once_its_connection_authenticated() {
     });
     assert_eq!(sent(&out), [(ApiKey::SASL_AUTHENTICATE, 2)]);
     assert_eq!(token.as_deref(), Some(&b"\0alice\0s3cret"[..]));
-    let ok = kipcheck::model::sasl_authenticate_answer();
+    let ok = kipcheck::emulate::sasl_authenticate_answer();
     let out = c.handle(
         t,
         ClientInput::SaslAuthenticateResponse { node: 1, body: ok },
@@ -95,7 +95,7 @@ fn a_sasl_client_pushes_only_once_its_connection_authenticated() {
         let mut c = sasl_consumer("wrong");
         c.handle(t, ClientInput::Start);
         c.handle(t, ClientInput::Connected { node: 1 });
-        let av = kipcheck::model::emulated_api_versions(Some(ApiKey(95)), true);
+        let av = kipcheck::emulate::emulated_api_versions(Some(ApiKey(95)), true);
         c.handle(t, ClientInput::ApiVersionsResponse { node: 1, body: av });
         let body = SaslHandshakeResponse {
             error_code: 0,

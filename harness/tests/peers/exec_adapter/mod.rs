@@ -21,7 +21,7 @@ use kipcheck::adapter::{
 use kipcheck::codec::{
     self, ApiKey, ProvisionalNumbers, RequestBody, RequestHeader, ResponseBody, ResponseHeader,
 };
-use kipcheck::model::emulated_api_versions;
+use kipcheck::emulate::emulated_api_versions;
 use kipcheck::runner::{
     execute, run_suite, select, Filters, RunOptions, ScenarioResult, Summary, Verdict,
 };

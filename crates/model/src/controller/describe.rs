@@ -1,0 +1,369 @@
+//! What a client can read back from the controller model on the wire, as Kafka's KRaft
+//! controller answers it (`ControllerApis`, `ConfigHelper`, `AuthHelper`,
+//! `ReplicationControlManager.unregisterBroker` in Apache Kafka 4.x): ApiVersions with the
+//! finalized feature levels, DescribeConfigs, DescribeCluster (controllers only) and
+//! UnregisterBroker. Scenarios use them to judge what a controller stored (a refused change
+//! left nothing, a refused registration registered nobody, a value survived failover) without
+//! the model's events, which real controllers do not emit. Reads go through
+//! [`ControllerModel`]'s state; only UnregisterBroker writes (an `UnregisterBrokerRecord`).
+
+use std::collections::BTreeMap;
+
+use super::topics::unknown_topic;
+use super::ControllerModel;
+use crate::config_def::ConfigType;
+use crate::server_config::{resource_type, ServerConfigKey};
+use crate::time::Millis;
+use kipcheck_codec::api_versions_response::{ApiVersion, FinalizedFeatureKey};
+use kipcheck_codec::describe_cluster_response::DescribeClusterBroker;
+use kipcheck_codec::describe_configs_request::DescribeConfigsResource;
+use kipcheck_codec::describe_configs_response::{
+    DescribeConfigsResourceResult, DescribeConfigsResult,
+};
+use kipcheck_codec::{
+    ApiKey, ApiVersionsResponse, DescribeClusterRequest, DescribeClusterResponse,
+    DescribeConfigsRequest, DescribeConfigsResponse, ErrorCode, Message, MetadataRecordBody,
+    RequestBody, UnregisterBrokerRecord, UnregisterBrokerRequest, UnregisterBrokerResponse,
+};
+
+/// APIs the controller model answers besides ApiVersions (what it advertises).
+pub const CONTROLLER_APIS: [ApiKey; 9] = [
+    ApiKey::CREATE_TOPICS,
+    ApiKey::DESCRIBE_CONFIGS,
+    ApiKey::ALTER_CONFIGS,
+    ApiKey::INCREMENTAL_ALTER_CONFIGS,
+    ApiKey::UPDATE_FEATURES,
+    ApiKey::ENVELOPE,
+    ApiKey::DESCRIBE_CLUSTER,
+    ApiKey::BROKER_REGISTRATION,
+    ApiKey::UNREGISTER_BROKER,
+];
+
+/// The highest ApiVersions version the controller model advertises.
+const MAX_API_VERSIONS_VERSION: i16 = 4;
+
+/// The cluster id the controller model reports in DescribeCluster.
+pub const CLUSTER_ID: &str = "kipcheck-cluster";
+
+/// The controller listener the controller model reports in DescribeCluster.
+pub const CONTROLLER_LISTENER: (&str, i32) = ("localhost", 9093);
+
+/// `DescribeClusterRequest.EndpointType`: 1 = brokers, 2 = controllers.
+pub mod endpoint_type {
+    /// Brokers.
+    pub const BROKERS: i8 = 1;
+    /// Controllers.
+    pub const CONTROLLERS: i8 = 2;
+}
+
+/// `DescribeConfigsResponse.ConfigSource` numbers (Kafka's `DescribeConfigsResponse.ConfigSource`).
+pub mod config_source {
+    /// A dynamic topic config.
+    pub const TOPIC_CONFIG: i8 = 1;
+    /// A dynamic per-broker config.
+    pub const DYNAMIC_BROKER_CONFIG: i8 = 2;
+    /// A dynamic cluster-wide default broker config.
+    pub const DYNAMIC_DEFAULT_BROKER_CONFIG: i8 = 3;
+    /// The definition's default.
+    pub const DEFAULT_CONFIG: i8 = 5;
+}
+
+/// `DescribeConfigsResponse.ConfigType` (v3+): UNKNOWN 0, then `ConfigDef.Type` from 1.
+fn describe_config_type(ty: ConfigType) -> i8 {
+    ty.ordinal() + 1
+}
+
+impl ControllerModel {
+    /// ApiVersions as the controller answers it: its APIs, and (KIP-584) the finalized feature
+    /// levels with `MinVersionLevel` = `MaxVersionLevel` = the level, `metadata.version`
+    /// among them, and as epoch the offset of the last record applied (>= 0: the list is
+    /// valid). A client reads the current metadata.version back from it.
+    pub fn api_versions_response(&self) -> ApiVersionsResponse {
+        let mut keys = vec![ApiVersion {
+            api_key: ApiKey::API_VERSIONS.0,
+            min_version: 0,
+            max_version: MAX_API_VERSIONS_VERSION,
+            ..Default::default()
+        }];
+        for k in CONTROLLER_APIS {
+            if let Some(info) = RequestBody::info(k) {
+                keys.push(ApiVersion {
+                    api_key: k.0,
+                    min_version: info.valid.min,
+                    max_version: info.valid.max,
+                    ..Default::default()
+                });
+            }
+        }
+        keys.sort_by_key(|k| k.api_key);
+        let finalized = self
+            .features
+            .iter()
+            .filter(|(_, level)| **level > 0)
+            .map(|(name, level)| FinalizedFeatureKey {
+                name: name.as_str().into(),
+                max_version_level: *level,
+                min_version_level: *level,
+                ..Default::default()
+            })
+            .collect();
+        ApiVersionsResponse {
+            api_keys: keys,
+            throttle_time_ms: Some(0),
+            finalized_features_epoch: Some(self.log.len() as i64 - 1),
+            finalized_features: Some(finalized),
+            ..Default::default()
+        }
+    }
+
+    /// DescribeConfigs as Kafka's `ConfigHelper` answers it on a controller, per resource in
+    /// request order: TOPIC lists every topic definition (its dynamic value, else the default),
+    /// or UNKNOWN_TOPIC_OR_PARTITION with no configs if no such topic exists; BROKER with
+    /// an empty name lists only the dynamic cluster defaults; BROKER with this controller's
+    /// node id lists every broker definition (dynamic per-broker value, else dynamic default,
+    /// else the default); another broker id, or any other resource type, is INVALID_REQUEST.
+    /// `ConfigurationKeys` (when non-empty) keeps only the named keys; PASSWORD values are
+    /// null and marked sensitive. No synonyms or documentation (the model has none).
+    pub fn handle_describe_configs(
+        &self,
+        version: i16,
+        req: &DescribeConfigsRequest,
+    ) -> DescribeConfigsResponse {
+        let results = req
+            .resources
+            .iter()
+            .map(|r| {
+                let (error_code, error_message, configs) = match self.describe_resource(r) {
+                    Ok(entries) => (
+                        0,
+                        None,
+                        entries.into_iter().map(Entry::into_result).collect(),
+                    ),
+                    Err((code, message)) => (code.0, Some(message.into()), Vec::new()),
+                };
+                DescribeConfigsResult {
+                    error_code,
+                    error_message,
+                    resource_type: r.resource_type,
+                    resource_name: r.resource_name.clone(),
+                    configs,
+                    ..Default::default()
+                }
+            })
+            .collect();
+        DescribeConfigsResponse {
+            results,
+            ..Default::default()
+        }
+        .project(version)
+    }
+
+    fn describe_resource(
+        &self,
+        r: &DescribeConfigsResource,
+    ) -> Result<Vec<Entry>, (ErrorCode, String)> {
+        let name = r.resource_name.as_str();
+        let wanted = |key: &str| match &r.configuration_keys {
+            Some(keys) if !keys.is_empty() => keys.iter().any(|k| k.as_str() == key),
+            _ => true,
+        };
+        let defaults = self.resource_configs(resource_type::BROKER, "");
+        let entries = match r.resource_type {
+            // Kafka 4.4's controller gives no message here (an empty string), unlike the
+            // alter APIs.
+            resource_type::TOPIC if !self.topic_exists(name) => {
+                return Err((unknown_topic(name).0, String::new()))
+            }
+            resource_type::TOPIC => {
+                let dynamic = self.resource_configs(resource_type::TOPIC, name);
+                Self::layered(&self.defs.topic, &[(config_source::TOPIC_CONFIG, &dynamic)])
+            }
+            resource_type::BROKER if name.is_empty() => defaults
+                .iter()
+                .map(|(k, v)| Entry {
+                    name: k.clone(),
+                    value: Some(v.clone()),
+                    source: config_source::DYNAMIC_DEFAULT_BROKER_CONFIG,
+                    ty: self.defs.broker.get(k).map(|d| d.ty),
+                })
+                .collect(),
+            resource_type::BROKER => {
+                self.structural_checks_reference(r.resource_type, name, std::iter::empty())?;
+                let per_broker = self.resource_configs(resource_type::BROKER, name);
+                Self::layered(
+                    &self.defs.broker,
+                    &[
+                        (config_source::DYNAMIC_BROKER_CONFIG, &per_broker),
+                        (config_source::DYNAMIC_DEFAULT_BROKER_CONFIG, &defaults),
+                    ],
+                )
+            }
+            other => {
+                return Err((
+                    ErrorCode::INVALID_REQUEST,
+                    format!("Unsupported resource type: {other}"),
+                ))
+            }
+        };
+        Ok(entries.into_iter().filter(|e| wanted(&e.name)).collect())
+    }
+
+    /// The effective configs of a topic created with `creation` (CreateTopics v5+ reports
+    /// them): every topic definition, the creation value else the default.
+    pub(super) fn topic_config_entries(&self, creation: &[(String, String)]) -> Vec<Entry> {
+        let creation: BTreeMap<String, String> = creation.iter().cloned().collect();
+        Self::layered(
+            &self.defs.topic,
+            &[(config_source::TOPIC_CONFIG, &creation)],
+        )
+    }
+
+    /// Every definition and every stored key, with the first layer that sets it, else the
+    /// definition's default.
+    fn layered(
+        defs: &BTreeMap<String, ServerConfigKey>,
+        layers: &[(i8, &BTreeMap<String, String>)],
+    ) -> Vec<Entry> {
+        let mut names: Vec<&String> = defs.keys().collect();
+        names.extend(layers.iter().flat_map(|(_, map)| map.keys()));
+        names.sort();
+        names.dedup();
+        names
+            .into_iter()
+            .map(|name| {
+                let def = defs.get(name);
+                let (source, value) = layers
+                    .iter()
+                    .find_map(|(source, map)| map.get(name).map(|v| (*source, Some(v.clone()))))
+                    .unwrap_or_else(|| {
+                        let default = def.and_then(|d| d.default.clone());
+                        (config_source::DEFAULT_CONFIG, default)
+                    });
+                Entry {
+                    name: name.clone(),
+                    value,
+                    source,
+                    ty: def.map(|d| d.ty),
+                }
+            })
+            .collect()
+    }
+
+    /// DescribeCluster as a KRaft controller answers it (`AuthHelper.computeDescribeClusterResponse`
+    /// with `EndpointType.CONTROLLER`): only EndpointType 2 is served, listing the controllers
+    /// (this one) with itself as `ControllerId`; EndpointType 1 (brokers, also v0's implicit
+    /// value) is MISMATCHED_ENDPOINT_TYPE (INVALID_REQUEST at v0), any other type
+    /// UNSUPPORTED_ENDPOINT_TYPE (INVALID_REQUEST at v0). A controller never lists brokers.
+    pub fn handle_describe_cluster(
+        &self,
+        version: i16,
+        req: &DescribeClusterRequest,
+    ) -> DescribeClusterResponse {
+        let requested = req.endpoint_type.unwrap_or(endpoint_type::BROKERS);
+        let refusal = match requested {
+            endpoint_type::CONTROLLERS => None,
+            endpoint_type::BROKERS => Some((
+                ErrorCode::MISMATCHED_ENDPOINT_TYPE,
+                "The request was sent to an endpoint of type CONTROLLER, but we wanted an \
+                 endpoint of type BROKER",
+            )),
+            _ => Some((
+                ErrorCode::UNSUPPORTED_ENDPOINT_TYPE,
+                "Unsupported endpoint type",
+            )),
+        };
+        if let Some((code, message)) = refusal {
+            let code = if version == 0 {
+                ErrorCode::INVALID_REQUEST
+            } else {
+                code
+            };
+            return DescribeClusterResponse {
+                error_code: code.0,
+                error_message: Some(format!("{message} {requested}").into()),
+                ..DescribeClusterResponse::default().project(version)
+            };
+        }
+        let (host, port) = CONTROLLER_LISTENER;
+        DescribeClusterResponse {
+            endpoint_type: (version >= 1).then_some(endpoint_type::CONTROLLERS),
+            cluster_id: CLUSTER_ID.into(),
+            controller_id: self.node_id,
+            brokers: vec![DescribeClusterBroker {
+                broker_id: self.node_id,
+                host: host.into(),
+                port,
+                rack: None,
+                is_fenced: (version >= 2).then_some(false),
+                ..Default::default()
+            }],
+            ..DescribeClusterResponse::default().project(version)
+        }
+    }
+
+    /// UnregisterBroker (`ReplicationControlManager.unregisterBroker`): an id with no
+    /// registration is BROKER_ID_NOT_REGISTERED and changes nothing; a registered broker is
+    /// removed by an `UnregisterBrokerRecord` carrying its epoch.
+    pub fn handle_unregister_broker(
+        &mut self,
+        now: Millis,
+        _version: i16,
+        req: &UnregisterBrokerRequest,
+    ) -> UnregisterBrokerResponse {
+        let Some(epoch) = self.brokers.get(&req.broker_id).map(|b| b.epoch) else {
+            return UnregisterBrokerResponse {
+                error_code: ErrorCode::BROKER_ID_NOT_REGISTERED.0,
+                ..Default::default()
+            };
+        };
+        self.append(
+            now,
+            0,
+            MetadataRecordBody::UnregisterBrokerRecord(UnregisterBrokerRecord {
+                broker_id: req.broker_id,
+                broker_epoch: epoch,
+                ..Default::default()
+            }),
+        );
+        UnregisterBrokerResponse::default()
+    }
+}
+
+/// One described config before it becomes a wire entry (DescribeConfigs, CreateTopics v5+).
+pub(super) struct Entry {
+    pub(super) name: String,
+    value: Option<String>,
+    pub(super) source: i8,
+    ty: Option<ConfigType>,
+}
+
+impl Entry {
+    /// True for a PASSWORD definition: its value is never shown.
+    pub(super) fn is_sensitive(&self) -> bool {
+        self.ty.is_some_and(ConfigType::is_sensitive)
+    }
+
+    /// The value as the wire shows it (null when sensitive).
+    pub(super) fn shown_value(&self) -> Option<String> {
+        if self.is_sensitive() {
+            None
+        } else {
+            self.value.clone()
+        }
+    }
+
+    fn into_result(self) -> DescribeConfigsResourceResult {
+        let sensitive = self.is_sensitive();
+        DescribeConfigsResourceResult {
+            value: self.shown_value().map(Into::into),
+            name: self.name.into(),
+            read_only: false,
+            config_source: self.source,
+            is_sensitive: sensitive,
+            synonyms: Vec::new(),
+            config_type: Some(self.ty.map_or(0, describe_config_type)),
+            documentation: Some(None),
+            ..Default::default()
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! The controller's one request dispatch ([`ControllerModel::handle_request`]) and Envelope
+//! (API 58): a KRaft broker forwards a client's request (IncrementalAlterConfigs among them)
+//! to the controller inside an Envelope whose RequestData is the request's header and body;
+//! the controller handles the inner request exactly as if it had come directly (the KIP-1256
+//! and KIP-1294 checks included) and answers the inner response's header and body in
+//! ResponseData. As Kafka's `EnvelopeUtils`: RequestData that does not decode, an API that is
+//! not forwardable (a nested Envelope among them) or a ClientHostAddress that is no IPv4 or
+//! IPv6 address is INVALID_REQUEST on the Envelope itself, with a null ResponseData.
+
+use super::ControllerModel;
+use crate::faults::Fault;
+use crate::time::Millis;
+use kipcheck_codec::{
+    self as codec, ApiKey, Bytes, EnvelopeRequest, EnvelopeResponse, ErrorCode, RequestBody,
+    ResponseBody, ResponseHeader,
+};
+
+/// The APIs this controller model serves that a broker forwards in an Envelope (Kafka's
+/// `ApiKeys.forwardable` among them).
+pub const FORWARDABLE_APIS: [ApiKey; 4] = [
+    ApiKey::CREATE_TOPICS,
+    ApiKey::ALTER_CONFIGS,
+    ApiKey::INCREMENTAL_ALTER_CONFIGS,
+    ApiKey::UPDATE_FEATURES,
+];
+
+impl ControllerModel {
+    /// Handles one request at `version`: the answer, or `None` for an API this controller
+    /// does not serve. The one dispatch the cluster and Envelope's inner requests use.
+    pub fn handle_request(
+        &mut self,
+        now: Millis,
+        version: i16,
+        request: &RequestBody,
+    ) -> Option<ResponseBody> {
+        Some(match request {
+            RequestBody::BrokerRegistration(r) => {
+                ResponseBody::BrokerRegistration(self.handle_broker_registration(now, version, r))
+            }
+            RequestBody::AlterConfigs(r) => {
+                ResponseBody::AlterConfigs(self.handle_alter_configs(now, version, r))
+            }
+            RequestBody::IncrementalAlterConfigs(r) => ResponseBody::IncrementalAlterConfigs(
+                self.handle_incremental_alter_configs(now, version, r),
+            ),
+            RequestBody::UpdateFeatures(r) => {
+                ResponseBody::UpdateFeatures(self.handle_update_features(now, version, r))
+            }
+            RequestBody::CreateTopics(r) => {
+                ResponseBody::CreateTopics(self.handle_create_topics(now, version, r))
+            }
+            RequestBody::DescribeConfigs(r) => {
+                ResponseBody::DescribeConfigs(self.handle_describe_configs(version, r))
+            }
+            RequestBody::DescribeCluster(r) => {
+                ResponseBody::DescribeCluster(self.handle_describe_cluster(version, r))
+            }
+            RequestBody::UnregisterBroker(r) => {
+                ResponseBody::UnregisterBroker(self.handle_unregister_broker(now, version, r))
+            }
+            RequestBody::Envelope(r) => ResponseBody::Envelope(self.handle_envelope(now, r)),
+            RequestBody::ApiVersions(_) => ResponseBody::ApiVersions(self.api_versions_response()),
+            _ => return None,
+        })
+    }
+
+    /// Envelope v0: the forwarded request handled as a direct one, its answer wrapped.
+    pub fn handle_envelope(&mut self, now: Millis, req: &EnvelopeRequest) -> EnvelopeResponse {
+        let refused = EnvelopeResponse {
+            response_data: None,
+            error_code: ErrorCode::INVALID_REQUEST.0,
+            ..Default::default()
+        };
+        if ![4, 16].contains(&req.client_host_address.0.len()) {
+            return refused;
+        }
+        let numbers = self.profile.provisional;
+        // RequestData is a request payload without its size prefix: decoded as it is.
+        let Ok(inner) = codec::decode_request(&req.request_data.0, 0, &numbers) else {
+            return refused;
+        };
+        if !FORWARDABLE_APIS.contains(&inner.api_key) {
+            return refused;
+        }
+        let version = inner.header.request_api_version;
+        let Some(answer) = self.handle_request(now, version, &inner.body) else {
+            return refused;
+        };
+        let header = ResponseHeader {
+            correlation_id: inner.header.correlation_id,
+            ..Default::default()
+        };
+        let data = if self.faults.has(Fault::ForwardedResponseWithoutHeader) {
+            answer.to_bytes(version)
+        } else {
+            codec::encode_response_frame(&header, &answer, version).map(|f| f[4..].to_vec())
+        };
+        match data {
+            Ok(data) => EnvelopeResponse {
+                response_data: Some(Bytes(data)),
+                error_code: ErrorCode::NONE.0,
+                ..Default::default()
+            },
+            Err(_) => refused,
+        }
+    }
+}
