@@ -7,13 +7,14 @@ use std::path::PathBuf;
 use serde_json::Value;
 use serde_saphyr::{Location, Spanned};
 
+use super::compiled::Scenario;
 use super::error::LoadError;
-use super::load::{validate, Scenario};
 use super::types::Grade;
 use super::types::{
     Capability, ExpectRequestStep, ExpectResponseStep, MatchMode, RespondStep, Role, ScenarioFile,
     SendStep, Setup, Step,
 };
+use super::validate::validate;
 
 /// Builds a [`Scenario`] step by step.
 #[derive(Clone, Debug)]

@@ -6,8 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::compiled::Scenario;
 use super::error::LoadError;
-use super::load::{is_scenario_name, load_many, load_text, Scenario};
+use super::load::{is_scenario_name, load_many, load_text};
 
 /// One file of the built-in suite.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

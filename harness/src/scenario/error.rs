@@ -7,6 +7,8 @@ use std::fmt;
 use std::path::PathBuf;
 
 use super::body_schema::BodyError;
+// Defined with the matcher names that raise it (so the matcher imports nothing from here).
+pub use super::matcher::names::CaptureError;
 use crate::codec::VersionRange;
 use crate::model::ProfileError;
 
@@ -227,25 +229,6 @@ pub enum StepError {
     /// `expect_no_event` matches nothing, so it captures nothing.
     #[error("expect_no_event cannot $capture {name}")]
     NoEventCapture {
-        /// The name.
-        name: String,
-    },
-}
-
-/// A malformed `$capture` / `$eq_captured` / `$ne_captured`.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum CaptureError {
-    /// The operand is not a non-empty string.
-    #[error("{op} needs a name (a string), not {value}")]
-    NoName {
-        /// The matcher.
-        op: String,
-        /// The operand found (as JSON).
-        value: String,
-    },
-    /// A `$capture` under `$not`, which keeps nothing it matched.
-    #[error("$capture {name} under $not captures nothing")]
-    UnderNot {
         /// The name.
         name: String,
     },

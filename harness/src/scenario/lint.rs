@@ -11,7 +11,8 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::body_schema::Seg;
-use super::load::{locate, Scenario};
+use super::compiled::Scenario;
+use super::locate::locate;
 use super::types::{ExpectResponseStep, Grade, Outcome, Step};
 
 /// A rule of the lint.
