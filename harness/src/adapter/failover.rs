@@ -15,6 +15,8 @@ use serde::{Deserialize, Serialize};
 use tokio::io::AsyncReadExt;
 use tokio::process::Command;
 
+use super::error::ProbeError;
+
 /// How kipcheck makes a live controller fail over (the manifest's `failover:` entry).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -87,8 +89,15 @@ pub enum FailoverError {
         addr: String,
         /// The bound.
         ready_timeout_ms: u64,
-        /// The last attempt's error.
-        last: String,
+        /// Why the last attempt got no answer.
+        #[source]
+        last: ProbeError,
+    },
+    /// The task asking ApiVersions failed inside kipcheck.
+    #[error("the ApiVersions wait after `{command}` failed inside kipcheck")]
+    Internal {
+        /// The command.
+        command: String,
     },
 }
 
@@ -116,7 +125,7 @@ fn tail(bytes: &[u8]) -> String {
 /// bounded), `Err` with why it did not answer.
 pub async fn fail_over<P>(f: &FailoverCommand, addr: &str, probe: P) -> Result<(), FailoverError>
 where
-    P: Fn() -> Result<(), String> + Clone + Send + 'static,
+    P: Fn() -> Result<(), ProbeError> + Clone + Send + 'static,
 {
     let command = f.command.clone();
     let mut child = Command::new("sh")
@@ -172,7 +181,7 @@ where
 /// Asks `addr` for ApiVersions until it answers, within `f.ready_timeout_ms`.
 async fn wait_ready<P>(f: &FailoverCommand, addr: &str, probe: P) -> Result<(), FailoverError>
 where
-    P: Fn() -> Result<(), String> + Clone + Send + 'static,
+    P: Fn() -> Result<(), ProbeError> + Clone + Send + 'static,
 {
     let deadline = Instant::now() + Duration::from_millis(f.ready_timeout_ms);
     loop {
@@ -180,7 +189,11 @@ where
         let last = match tokio::task::spawn_blocking(once).await {
             Ok(Ok(())) => return Ok(()),
             Ok(Err(e)) => e,
-            Err(e) => e.to_string(),
+            Err(_) => {
+                return Err(FailoverError::Internal {
+                    command: f.command.clone(),
+                })
+            }
         };
         if Instant::now() + READY_BACKOFF >= deadline {
             return Err(FailoverError::NotReady {
@@ -239,13 +252,16 @@ mod tests {
     #[tokio::test]
     async fn a_controller_that_does_not_come_back_is_not_ready_with_the_last_reason() {
         let e = fail_over(&cmd("true", 10_000), "127.0.0.1:1", || {
-            Err("connection refused".to_owned())
+            Err(ProbeError::NoAddress {
+                addr: "nowhere:1".into(),
+            })
         })
         .await
         .unwrap_err();
         assert_eq!(
             e.to_string(),
-            "127.0.0.1:1 did not answer ApiVersions within 300 ms of `true`: connection refused"
+            "127.0.0.1:1 did not answer ApiVersions within 300 ms of `true`: nowhere:1 resolves \
+             to nothing"
         );
     }
 
