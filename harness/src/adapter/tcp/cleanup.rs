@@ -76,16 +76,7 @@ fn unregister_all(
             broker_id: id,
             ..Default::default()
         });
-        let unregister = || {
-            call(
-                addr,
-                numbers,
-                ApiKey::UNREGISTER_BROKER,
-                version,
-                &body,
-                IO_TIMEOUT,
-            )
-        };
+        let unregister = || call(addr, numbers, (version, &body), IO_TIMEOUT);
         let answer = until_active(deadline, unregister)
             .and_then(|a| match a {
                 ResponseBody::UnregisterBroker(r) => Ok(r),
@@ -152,16 +143,7 @@ fn delete_touched(
             validate_only: false,
             ..Default::default()
         });
-        let delete = || {
-            call(
-                addr,
-                numbers,
-                ApiKey::INCREMENTAL_ALTER_CONFIGS,
-                version,
-                &body,
-                IO_TIMEOUT,
-            )
-        };
+        let delete = || call(addr, numbers, (version, &body), IO_TIMEOUT);
         let answered = until_active(deadline, delete).and_then(|a| match a {
             ResponseBody::IncrementalAlterConfigs(_) => Ok(()),
             _ => Err(CallError::OtherApi {
@@ -194,7 +176,7 @@ fn finalized_level(addr: &str, numbers: &ProvisionalNumbers) -> Result<i16, Leve
         client_software_version: Some(env!("CARGO_PKG_VERSION").into()),
         ..Default::default()
     });
-    let answer = call(addr, numbers, ApiKey::API_VERSIONS, 3, &body, IO_TIMEOUT)?;
+    let answer = call(addr, numbers, (3, &body), IO_TIMEOUT)?;
     let ResponseBody::ApiVersions(av) = answer else {
         return Err(CallError::OtherApi { api: "ApiVersions" }.into());
     };
@@ -259,17 +241,7 @@ fn restore_level(
             validate_only: (version >= 1).then_some(false),
             ..Default::default()
         });
-        let update = || {
-            let timeout = TOPIC_PREPARE_TIMEOUT;
-            call(
-                addr,
-                numbers,
-                ApiKey::UPDATE_FEATURES,
-                version,
-                &body,
-                timeout,
-            )
-        };
+        let update = || call(addr, numbers, (version, &body), TOPIC_PREPARE_TIMEOUT);
         let ResponseBody::UpdateFeatures(r) = until_active(deadline, update)? else {
             return Err(CallError::OtherApi {
                 api: "UpdateFeatures",

@@ -72,15 +72,17 @@ impl Kept {
 /// answer is read up to [`PEER_MAX_FRAME_SIZE`].
 pub(super) struct Link {
     addr: String,
+    numbers: ProvisionalNumbers,
     frames: BlockingFrames,
     correlation_id: i32,
 }
 
 impl Link {
     /// Connects to `addr` (`api`: the first request, for the error) within `timeout`, which
-    /// also bounds each write.
+    /// also bounds each write; requests are encoded with `numbers`.
     pub(super) fn open(
         addr: &str,
+        numbers: &ProvisionalNumbers,
         api: &'static str,
         timeout: Duration,
     ) -> Result<Self, CallError> {
@@ -101,22 +103,22 @@ impl Link {
         let _ = s.set_nodelay(true);
         Ok(Link {
             addr: addr.to_owned(),
+            numbers: *numbers,
             frames: BlockingFrames::new(s, addr, PEER_MAX_FRAME_SIZE),
             correlation_id: 0,
         })
     }
 
-    /// One request and its decoded answer (each read bounded by `timeout`), or why there is
-    /// none.
+    /// One request (`body` at `version`) and its decoded answer (each read bounded by
+    /// `timeout`), or why there is none.
     pub(super) fn call(
         &mut self,
-        numbers: &ProvisionalNumbers,
-        key: ApiKey,
         version: i16,
         body: &RequestBody,
         timeout: Duration,
     ) -> Result<ResponseBody, CallError> {
-        let api = key.name().unwrap_or("request");
+        let key = body.api_key();
+        let api = api_name(key);
         self.correlation_id += 1;
         let header = RequestHeader {
             request_api_key: key.0,
@@ -125,13 +127,14 @@ impl Link {
             client_id: Some("kipcheck-setup".into()),
             ..Default::default()
         };
-        let frame = codec::encode_request_frame(&header, body, numbers).map_err(|source| {
-            CallError::Encode {
-                api,
-                version,
-                source,
-            }
-        })?;
+        let frame =
+            codec::encode_request_frame(&header, body, &self.numbers).map_err(|source| {
+                CallError::Encode {
+                    api,
+                    version,
+                    source,
+                }
+            })?;
         let net = |source| CallError::Net { api, source };
         net::write_frame_blocking(self.frames.get_mut(), &self.addr, &frame).map_err(net)?;
         let answer = self.frames.next(timeout).map_err(net)?;
@@ -141,18 +144,21 @@ impl Link {
     }
 }
 
-/// One request on a connection of its own, blocking (every step bounded by `timeout`): its
-/// decoded answer, or why there is none.
+/// One request (`body` at `version`) on a connection of its own, blocking (every step
+/// bounded by `timeout`): its decoded answer, or why there is none.
 pub(super) fn call(
     addr: &str,
     numbers: &ProvisionalNumbers,
-    key: ApiKey,
-    version: i16,
-    body: &RequestBody,
+    (version, body): (i16, &RequestBody),
     timeout: Duration,
 ) -> Result<ResponseBody, CallError> {
-    let api = key.name().unwrap_or("request");
-    Link::open(addr, api, timeout)?.call(numbers, key, version, body, timeout)
+    let api = api_name(body.api_key());
+    Link::open(addr, numbers, api, timeout)?.call(version, body, timeout)
+}
+
+/// The name errors give the API `key`.
+fn api_name(key: ApiKey) -> &'static str {
+    key.name().unwrap_or("request")
 }
 
 /// Asks again (`ask`: one request, e.g. [`call`]), [`NOT_CONTROLLER_BACKOFF`] apart, while
@@ -204,14 +210,7 @@ pub(super) fn learn_cluster_id(
         include_fenced_brokers: (version >= 2).then_some(false),
         ..Default::default()
     });
-    let answer = call(
-        addr,
-        numbers,
-        ApiKey::DESCRIBE_CLUSTER,
-        version,
-        &body,
-        IO_TIMEOUT,
-    )?;
+    let answer = call(addr, numbers, (version, &body), IO_TIMEOUT)?;
     let ResponseBody::DescribeCluster(d) = answer else {
         return Err(CallError::OtherApi {
             api: "DescribeCluster",

@@ -1,8 +1,9 @@
 //! One scenario's connections to a live `tcp://` target ([`TcpSession`]): frames go out and
 //! come back byte for byte, each connection read by a task of its own; a controller session
 //! notes the brokers its scenario registers (and undoes them when it ends), reads the
-//! metadata log and runs the manifest's `failover:` command. It must not decode or judge what
-//! the runner judges: the frames reach the runner as they came.
+//! metadata log and runs the manifest's `failover:` command. It must not judge or alter a
+//! frame: frames reach the runner as they came (the registration watch reads only what it
+//! must undo).
 
 use std::collections::{btree_map, BTreeMap};
 use std::time::{Duration, Instant};

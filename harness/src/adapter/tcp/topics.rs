@@ -61,11 +61,11 @@ fn prepare_blocking(
     create_v: i16,
 ) -> Result<(), AdapterError> {
     let deadline = Instant::now() + TOPIC_PREPARE_TIMEOUT;
-    let mut link = Link::open(addr, "DeleteTopics", IO_TIMEOUT).map_err(SetupError::from)?;
-    let mut ask = |key, version, body: &RequestBody| {
-        until_active(deadline, || {
-            link.call(numbers, key, version, body, TOPIC_PREPARE_TIMEOUT)
-        })
+    let mut link =
+        Link::open(addr, numbers, "DeleteTopics", IO_TIMEOUT).map_err(SetupError::from)?;
+    let mut ask = |version, body: &RequestBody| {
+        until_active(deadline, || link.call(version, body, TOPIC_PREPARE_TIMEOUT))
+            .map_err(|e| AdapterError::from(SetupError::from(e)))
     };
     let delete = RequestBody::DeleteTopics(DeleteTopicsRequest {
         topics: (delete_v >= 6).then(|| {
@@ -82,9 +82,7 @@ fn prepare_blocking(
         timeout_ms: TOPIC_REQUEST_TIMEOUT_MS,
         ..Default::default()
     });
-    let ResponseBody::DeleteTopics(deleted) =
-        ask(ApiKey::DELETE_TOPICS, delete_v, &delete).map_err(SetupError::from)?
-    else {
+    let ResponseBody::DeleteTopics(deleted) = ask(delete_v, &delete)? else {
         return Err(other_api("DeleteTopics"));
     };
     check_topic_results(
@@ -109,9 +107,7 @@ fn prepare_blocking(
         validate_only: false,
         ..Default::default()
     });
-    let ResponseBody::CreateTopics(created) =
-        ask(ApiKey::CREATE_TOPICS, create_v, &create).map_err(SetupError::from)?
-    else {
+    let ResponseBody::CreateTopics(created) = ask(create_v, &create)? else {
         return Err(other_api("CreateTopics"));
     };
     check_topic_results(
