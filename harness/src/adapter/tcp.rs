@@ -268,13 +268,14 @@ impl Target for TcpTarget {
             return Ok(None);
         }
         let bound = bind(scenario, self.manifest.as_deref())?;
-        let unknown = self.cluster_id.as_ref().err().map(ToString::to_string);
+        // Why the id is unknown, as the text the unsupported reason shows.
+        let why = self
+            .cluster_id
+            .as_ref()
+            .map_or_else(ToString::to_string, |_| String::new());
         let with_id = bind_cluster_id(
             bound.as_ref().unwrap_or(scenario),
-            match (&self.cluster_id, &unknown) {
-                (Ok(id), _) => Ok(id),
-                (Err(_), why) => Err(why.as_deref().unwrap_or_default()),
-            },
+            self.cluster_id.as_deref().map_err(|_| why.as_str()),
         )?;
         Ok(with_id.or(bound))
     }
