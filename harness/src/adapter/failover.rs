@@ -87,8 +87,15 @@ pub enum FailoverError {
         addr: String,
         /// The bound.
         ready_timeout_ms: u64,
-        /// The last attempt's error.
-        last: String,
+        /// Why the last attempt got no answer.
+        #[source]
+        last: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// The task asking ApiVersions failed inside kipcheck.
+    #[error("the ApiVersions wait after `{command}` failed inside kipcheck")]
+    Internal {
+        /// The command.
+        command: String,
     },
 }
 
@@ -114,9 +121,10 @@ fn tail(bytes: &[u8]) -> String {
 /// Runs `f.command` (bounded by `f.timeout_ms`), then waits (bounded by `f.ready_timeout_ms`)
 /// until the controller at `addr` answers ApiVersions: `probe` asks it once (blocking,
 /// bounded), `Err` with why it did not answer.
-pub async fn fail_over<P>(f: &FailoverCommand, addr: &str, probe: P) -> Result<(), FailoverError>
+pub async fn fail_over<P, E>(f: &FailoverCommand, addr: &str, probe: P) -> Result<(), FailoverError>
 where
-    P: Fn() -> Result<(), String> + Clone + Send + 'static,
+    P: Fn() -> Result<(), E> + Clone + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
 {
     let command = f.command.clone();
     let mut child = Command::new("sh")
@@ -170,17 +178,22 @@ where
 }
 
 /// Asks `addr` for ApiVersions until it answers, within `f.ready_timeout_ms`.
-async fn wait_ready<P>(f: &FailoverCommand, addr: &str, probe: P) -> Result<(), FailoverError>
+async fn wait_ready<P, E>(f: &FailoverCommand, addr: &str, probe: P) -> Result<(), FailoverError>
 where
-    P: Fn() -> Result<(), String> + Clone + Send + 'static,
+    P: Fn() -> Result<(), E> + Clone + Send + 'static,
+    E: std::error::Error + Send + Sync + 'static,
 {
     let deadline = Instant::now() + Duration::from_millis(f.ready_timeout_ms);
     loop {
         let once = probe.clone();
         let last = match tokio::task::spawn_blocking(once).await {
             Ok(Ok(())) => return Ok(()),
-            Ok(Err(e)) => e,
-            Err(e) => e.to_string(),
+            Ok(Err(e)) => Box::new(e),
+            Err(_) => {
+                return Err(FailoverError::Internal {
+                    command: f.command.clone(),
+                })
+            }
         };
         if Instant::now() + READY_BACKOFF >= deadline {
             return Err(FailoverError::NotReady {
@@ -211,7 +224,7 @@ mod tests {
         let e = fail_over(
             &cmd("echo no quorum >&2; exit 3", 10_000),
             "127.0.0.1:1",
-            || Ok(()),
+            || Ok::<(), std::io::Error>(()),
         )
         .await
         .unwrap_err();
@@ -226,7 +239,7 @@ mod tests {
         let e = fail_over(
             &cmd("echo restarting >&2; exec sleep 30", 200),
             "127.0.0.1:1",
-            || Ok(()),
+            || Ok::<(), std::io::Error>(()),
         )
         .await
         .unwrap_err();
@@ -239,7 +252,7 @@ mod tests {
     #[tokio::test]
     async fn a_controller_that_does_not_come_back_is_not_ready_with_the_last_reason() {
         let e = fail_over(&cmd("true", 10_000), "127.0.0.1:1", || {
-            Err("connection refused".to_owned())
+            Err(std::io::Error::other("connection refused"))
         })
         .await
         .unwrap_err();

@@ -20,6 +20,7 @@ use crate::net::{self, BlockingFrames, NetError};
 
 use crate::codec::fetch_request::{FetchPartition, FetchTopic, ReplicaState};
 use crate::codec::fetch_response::PartitionData;
+use crate::codec::limits::PEER_MAX_FRAME_SIZE;
 use crate::codec::{
     self, decode_record_batches, ApiKey, ApiVersionsRequest, DecodeError, ErrorCode, FetchRequest,
     MetadataRecord, MetadataRecordBody, ProvisionalNumbers, RequestBody, RequestHeader,
@@ -302,7 +303,8 @@ impl MetadataLogReader {
             .set_write_timeout(Some(FETCH_IO_TIMEOUT))
             .map_err(io)?;
         let _ = stream.set_nodelay(true);
-        let mut stream = BlockingFrames::new(stream, addr, FETCH_MAX_BYTES as usize + (1 << 20));
+        let mut stream =
+            BlockingFrames::new(stream, addr, FETCH_MAX_BYTES as usize + PEER_MAX_FRAME_SIZE);
         let header = RequestHeader {
             request_api_key: ApiKey::API_VERSIONS.0,
             request_api_version: 3,

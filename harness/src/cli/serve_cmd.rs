@@ -64,7 +64,7 @@ pub(super) struct ServeArgs {
     #[arg(long, default_value_t = 20_000)]
     max_connections: usize,
     /// Largest request frame accepted, bytes.
-    #[arg(long, default_value_t = 1 << 20)]
+    #[arg(long, default_value_t = kipcheck::codec::limits::PEER_MAX_FRAME_SIZE)]
     max_frame_bytes: usize,
     /// Threads serving connections: 1 runs every connection on one thread (no wake-ups
     /// across threads: the least CPU per handshake); more spread them over that many.

@@ -2,18 +2,16 @@
 //! re-encodes, and the re-encoding decodes to the same message (checked by decoding it
 //! unless the re-encoding is the input itself, which decoded to that message already).
 
-use crate::codec::{self, limits::DEFAULT_MAX_FRAME_SIZE, pick_response, ProvisionalNumbers};
+use crate::codec::{self, pick_response, ProvisionalNumbers};
 
 /// Largest frame the fuzz entry points accept: bounds memory per input.
-pub const FUZZ_MAX_FRAME: usize = 1 << 20;
+pub use crate::codec::limits::PEER_MAX_FRAME_SIZE as FUZZ_MAX_FRAME;
 
 /// Any bytes as a framed request (the header picks API and version). Oracle: whatever
 /// decodes re-encodes, and the re-encoding decodes to the same request.
 pub fn decode_request(data: &[u8]) {
     let numbers = ProvisionalNumbers::default();
-    let Ok(first) =
-        codec::decode_request_frame(data, FUZZ_MAX_FRAME.min(DEFAULT_MAX_FRAME_SIZE), &numbers)
-    else {
+    let Ok(first) = codec::decode_request_frame(data, FUZZ_MAX_FRAME, &numbers) else {
         return;
     };
     let again = codec::encode_request_frame(&first.header, &first.body, &numbers)

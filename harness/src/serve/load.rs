@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use tokio::net::TcpStream;
 
+use crate::codec::limits::PEER_MAX_FRAME_SIZE;
 use crate::codec::{
     self, push_config_request, ApiVersionsRequest, ProvisionalNumbers, PushConfigRequest,
     RequestBody, RequestHeader,
@@ -85,9 +86,6 @@ fn handshake(plan: &LoadPlan) -> Vec<Vec<u8>> {
     out
 }
 
-/// The largest answer frame the driver accepts.
-const MAX_ANSWER: usize = 1 << 20;
-
 async fn one_connection(plan: LoadPlan, start: Instant, deadline: Instant) -> (Vec<u32>, u64) {
     let reqs = handshake(&plan);
     let mut lat = Vec::new();
@@ -117,7 +115,7 @@ async fn one_connection(plan: LoadPlan, start: Instant, deadline: Instant) -> (V
             continue;
         };
         let _ = s.set_nodelay(true);
-        let mut s = FrameStream::new(s, plan.addr.as_str(), MAX_ANSWER);
+        let mut s = FrameStream::new(s, plan.addr.as_str(), PEER_MAX_FRAME_SIZE);
         while Instant::now() < deadline {
             if !plan.new_connection {
                 pace(&mut next).await;

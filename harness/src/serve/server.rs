@@ -23,6 +23,7 @@ use tokio::task::JoinSet;
 use super::controller::{Answer, ControllerOptions, FailoverFailed, ServedController};
 use super::record::{Direction, FrameRecord, Recorder};
 use super::script::{PushReply, ScriptStep, ServeScript};
+use crate::codec::limits::PEER_MAX_FRAME_SIZE;
 use crate::codec::{
     self, to_hex, ApiKey, Message, ProvisionalNumbers, PushConfigRequest, ResponseBody,
     ResponseHeader,
@@ -71,7 +72,7 @@ impl Default for ServeOptions {
             auto_create_topics: true,
             idle_timeout: Duration::from_secs(30),
             max_connections: 20_000,
-            max_frame_bytes: 1 << 20,
+            max_frame_bytes: PEER_MAX_FRAME_SIZE,
             keep_records: true,
             controller: None,
         }

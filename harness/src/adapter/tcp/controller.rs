@@ -1,34 +1,33 @@
 //! What kipcheck keeps about a live KRaft controller across scenarios (`tcp://` in the
-//! controller role): its cluster id, learnt once from DescribeCluster when the target is
-//! built, the brokers the scenarios registered with it, and whether a scenario may have moved
-//! its metadata.version. A real controller keeps every registration until it is
-//! unregistered, so each broker id a scenario registered successfully is unregistered
-//! (UnregisterBroker) when the scenario's session ends, and the next session starts with
-//! none: scenarios that check "this id is not registered" pass in a full run as they do
-//! alone. Likewise a session that sent UpdateFeatures ends by setting metadata.version back
-//! to the manifest's `finalized` level (the one every scenario is bound to); when that fails
-//! the next sessions retry it and are errored with the reason, never run at another level.
-//! All I/O here is blocking and bounded.
+//! controller role), and the one way it asks one for its own purposes. Kept: its cluster id,
+//! learnt once from DescribeCluster when the target is built, the brokers the scenarios
+//! registered with it, the configs they set and whether they may have moved its
+//! metadata.version ([`RegistrationWatch`] notes them; `cleanup.rs` undoes them when the
+//! session ends, so the next session starts clean and a scenario passes in a full run as it
+//! does alone). Asking: [`Link`] and [`call`] (one request, its decoded answer or a
+//! `CallError`), and [`until_active`], the one loop that retries while the controller
+//! answers NOT_CONTROLLER. All I/O here is blocking and bounded; it must not judge an answer
+//! to a scenario's own request (the runner does).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::net::{TcpStream, ToSocketAddrs};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::{common_version, Probe, IO_TIMEOUT, NOT_CONTROLLER_BACKOFF, TOPIC_PREPARE_TIMEOUT};
+use super::probe::{common_version, Probe};
+use super::{IO_TIMEOUT, NOT_CONTROLLER_BACKOFF};
+use crate::adapter::error::{CallError, ClusterIdError};
 use crate::adapter::manifest::{Downgrade, TargetManifest};
-use crate::codec::update_features_request::FeatureUpdateKey;
 use crate::codec::{
-    self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ApiVersionsRequest, DescribeClusterRequest,
-    ErrorCode, ProvisionalNumbers, RequestBody, RequestHeader, ResponseBody,
-    UnregisterBrokerRequest, UpdateFeaturesRequest,
+    self,
+    limits::{DEFAULT_MAX_FRAME_SIZE, PEER_MAX_FRAME_SIZE},
+    ApiKey, DescribeClusterRequest, ErrorCode, ProvisionalNumbers, RequestBody, RequestHeader,
+    ResponseBody,
 };
-use crate::net::{self, Exchange};
+use crate::net::{self, BlockingFrames, NetError};
 
 /// `DescribeCluster`'s `EndpointType` for controllers (KIP-919).
 const CONTROLLER_ENDPOINTS: i8 = 2;
-
-/// The feature kipcheck restores.
-const METADATA_VERSION: &str = "metadata.version";
 
 /// What kipcheck keeps about the controller between sessions.
 pub(super) type Registered = Arc<Mutex<Kept>>;
@@ -44,10 +43,10 @@ pub(super) struct Kept {
     /// They are deleted when the session ends (`super::cleanup`).
     pub(super) configs: BTreeMap<(i8, String), BTreeSet<String>>,
     /// A session sent UpdateFeatures and the level has not been checked back since.
-    level_touched: bool,
+    pub(super) level_touched: bool,
     /// The manifest's finalized level and how the controller can be moved down (no
     /// manifest with moves: no scenario that moves the level is bound, nothing to restore).
-    restore_to: Option<(i16, Downgrade)>,
+    pub(super) restore_to: Option<(i16, Downgrade)>,
 }
 
 impl Kept {
@@ -69,38 +68,130 @@ impl Kept {
     }
 }
 
-/// One request on a connection of its own, blocking: its decoded answer, or why there is none.
+/// A blocking connection to the controller for kipcheck's own requests, one at a time; every
+/// answer is read up to [`PEER_MAX_FRAME_SIZE`].
+pub(super) struct Link {
+    addr: String,
+    numbers: ProvisionalNumbers,
+    frames: BlockingFrames,
+    correlation_id: i32,
+}
+
+impl Link {
+    /// Connects to `addr` (`api`: the first request, for the error) within `timeout`, which
+    /// also bounds each write; requests are encoded with `numbers`.
+    pub(super) fn open(
+        addr: &str,
+        numbers: &ProvisionalNumbers,
+        api: &'static str,
+        timeout: Duration,
+    ) -> Result<Self, CallError> {
+        let unreachable = |e: std::io::Error| CallError::Net {
+            api,
+            source: NetError::Connect {
+                addr: addr.to_owned(),
+                source: Arc::new(e),
+            },
+        };
+        let sock = addr
+            .to_socket_addrs()
+            .map_err(unreachable)?
+            .next()
+            .ok_or_else(|| unreachable(std::io::ErrorKind::NotFound.into()))?;
+        let s = TcpStream::connect_timeout(&sock, timeout).map_err(unreachable)?;
+        s.set_write_timeout(Some(timeout)).map_err(unreachable)?;
+        let _ = s.set_nodelay(true);
+        Ok(Link {
+            addr: addr.to_owned(),
+            numbers: *numbers,
+            frames: BlockingFrames::new(s, addr, PEER_MAX_FRAME_SIZE),
+            correlation_id: 0,
+        })
+    }
+
+    /// One request (`body` at `version`) and its decoded answer (each read bounded by
+    /// `timeout`), or why there is none.
+    pub(super) fn call(
+        &mut self,
+        version: i16,
+        body: &RequestBody,
+        timeout: Duration,
+    ) -> Result<ResponseBody, CallError> {
+        let key = body.api_key();
+        let api = api_name(key);
+        self.correlation_id += 1;
+        let header = RequestHeader {
+            request_api_key: key.0,
+            request_api_version: version,
+            correlation_id: self.correlation_id,
+            client_id: Some("kipcheck-setup".into()),
+            ..Default::default()
+        };
+        let frame =
+            codec::encode_request_frame(&header, body, &self.numbers).map_err(|source| {
+                CallError::Encode {
+                    api,
+                    version,
+                    source,
+                }
+            })?;
+        let net = |source| CallError::Net { api, source };
+        net::write_frame_blocking(self.frames.get_mut(), &self.addr, &frame).map_err(net)?;
+        let answer = self.frames.next(timeout).map_err(net)?;
+        codec::decode_response_frame(&answer, DEFAULT_MAX_FRAME_SIZE, key, version)
+            .map(|d| d.body)
+            .map_err(|source| CallError::Undecodable { api, source })
+    }
+}
+
+/// One request (`body` at `version`) on a connection of its own, blocking (every step
+/// bounded by `timeout`): its decoded answer, or why there is none.
 pub(super) fn call(
     addr: &str,
     numbers: &ProvisionalNumbers,
-    key: ApiKey,
-    version: i16,
-    body: RequestBody,
+    (version, body): (i16, &RequestBody),
     timeout: Duration,
-) -> Result<ResponseBody, String> {
-    let api = key.name().unwrap_or("request");
-    let header = RequestHeader {
-        request_api_key: key.0,
-        request_api_version: version,
-        correlation_id: 1,
-        client_id: Some("kipcheck-setup".into()),
-        ..Default::default()
-    };
-    let frame = codec::encode_request_frame(&header, &body, numbers)
-        .map_err(|e| format!("{api} v{version} does not encode: {e}"))?;
-    match net::exchange(addr, &frame, timeout).map_err(|e| e.to_string())? {
-        Exchange::Response(answer) => {
-            codec::decode_response_frame(&answer, DEFAULT_MAX_FRAME_SIZE, key, version)
-                .map(|d| d.body)
-                .map_err(|e| format!("the {api} answer does not decode: {e}"))
+) -> Result<ResponseBody, CallError> {
+    let api = api_name(body.api_key());
+    Link::open(addr, numbers, api, timeout)?.call(version, body, timeout)
+}
+
+/// The name errors give the API `key`.
+fn api_name(key: ApiKey) -> &'static str {
+    key.name().unwrap_or("request")
+}
+
+/// Asks again (`ask`: one request, e.g. [`call`]), [`NOT_CONTROLLER_BACKOFF`] apart, while
+/// the answer says NOT_CONTROLLER and `deadline` has not passed: the controller asked is not
+/// (or no longer) the active one (a KRaft controller that hit an internal error renounces
+/// leadership until it is elected again; a failover moves it). The first other answer, or
+/// the last one at the deadline, is returned as it came: the caller names the refusal.
+pub(super) fn until_active<E>(
+    deadline: Instant,
+    mut ask: impl FnMut() -> Result<ResponseBody, E>,
+) -> Result<ResponseBody, E> {
+    loop {
+        let answer = ask()?;
+        if !says_not_controller(&answer) || Instant::now() >= deadline {
+            return Ok(answer);
         }
-        Exchange::Closed(_) => Err(format!(
-            "{addr} closed the connection instead of answering {api}"
-        )),
-        Exchange::TimedOut(_) => Err(format!("{addr} did not answer {api} within {timeout:?}")),
-        Exchange::Oversized(size) => Err(format!(
-            "{addr} answered {api} with a frame of {size} bytes"
-        )),
+        std::thread::sleep(NOT_CONTROLLER_BACKOFF);
+    }
+}
+
+/// Whether any error code of `answer` (of the APIs kipcheck sends on its own) is
+/// NOT_CONTROLLER.
+fn says_not_controller(answer: &ResponseBody) -> bool {
+    let nc = |code: i16| code == ErrorCode::NOT_CONTROLLER.0;
+    match answer {
+        ResponseBody::UnregisterBroker(r) => nc(r.error_code),
+        ResponseBody::IncrementalAlterConfigs(r) => r.responses.iter().any(|x| nc(x.error_code)),
+        ResponseBody::UpdateFeatures(r) => {
+            nc(r.error_code) || r.results.iter().flatten().any(|f| nc(f.error_code))
+        }
+        ResponseBody::DeleteTopics(r) => r.responses.iter().any(|x| nc(x.error_code)),
+        ResponseBody::CreateTopics(r) => r.topics.iter().any(|x| nc(x.error_code)),
+        _ => false,
     }
 }
 
@@ -110,32 +201,27 @@ pub(super) fn learn_cluster_id(
     addr: &str,
     probe: &Probe,
     numbers: &ProvisionalNumbers,
-) -> Result<String, String> {
+) -> Result<String, ClusterIdError> {
     let Some(version) = common_version(probe, ApiKey::DESCRIBE_CLUSTER) else {
-        return Err("the controller does not advertise DescribeCluster".into());
+        return Err(ClusterIdError::NoDescribeCluster);
     };
     let body = RequestBody::DescribeCluster(DescribeClusterRequest {
         endpoint_type: (version >= 1).then_some(CONTROLLER_ENDPOINTS),
         include_fenced_brokers: (version >= 2).then_some(false),
         ..Default::default()
     });
-    let answer = call(
-        addr,
-        numbers,
-        ApiKey::DESCRIBE_CLUSTER,
-        version,
-        body,
-        IO_TIMEOUT,
-    )?;
+    let answer = call(addr, numbers, (version, &body), IO_TIMEOUT)?;
     let ResponseBody::DescribeCluster(d) = answer else {
-        return Err("DescribeCluster answered as another API".into());
+        return Err(CallError::OtherApi {
+            api: "DescribeCluster",
+        }
+        .into());
     };
     if d.error_code != ErrorCode::NONE.0 {
-        return Err(format!(
-            "DescribeCluster answered {}: {}",
-            ErrorCode(d.error_code),
-            d.error_message.as_deref().unwrap_or("no message")
-        ));
+        return Err(ClusterIdError::Refused {
+            code: ErrorCode(d.error_code),
+            message: d.error_message.map(|m| m.to_string()),
+        });
     }
     Ok(d.cluster_id.to_string())
 }
@@ -241,194 +327,5 @@ impl RegistrationWatch {
                 }
             }
         }
-    }
-}
-
-/// Unregisters every broker id in `registered` (UnregisterBroker; NONE or
-/// BROKER_ID_NOT_REGISTERED removes it from the set; NOT_CONTROLLER is retried for up to
-/// [`TOPIC_PREPARE_TIMEOUT`]), blocking. Why it could not, naming the broker id, otherwise.
-pub(super) fn unregister_all(
-    addr: &str,
-    probe: &Probe,
-    numbers: &ProvisionalNumbers,
-    registered: &Registered,
-) -> Result<(), String> {
-    let ids: Vec<i32> = registered
-        .lock()
-        .map_err(|_| "the registered-brokers lock is poisoned".to_owned())?
-        .brokers
-        .iter()
-        .copied()
-        .collect();
-    if ids.is_empty() {
-        return Ok(());
-    }
-    let Some(version) = common_version(probe, ApiKey::UNREGISTER_BROKER) else {
-        return Err(format!(
-            "brokers {ids:?} registered by an earlier scenario cannot be unregistered: the \
-             controller does not advertise UnregisterBroker"
-        ));
-    };
-    let deadline = Instant::now() + TOPIC_PREPARE_TIMEOUT;
-    for id in ids {
-        loop {
-            let body = RequestBody::UnregisterBroker(UnregisterBrokerRequest {
-                broker_id: id,
-                ..Default::default()
-            });
-            let answer = call(
-                addr,
-                numbers,
-                ApiKey::UNREGISTER_BROKER,
-                version,
-                body,
-                IO_TIMEOUT,
-            )
-            .map_err(|e| format!("unregistering broker {id} (registered by a scenario): {e}"))?;
-            let ResponseBody::UnregisterBroker(r) = answer else {
-                return Err(format!(
-                    "unregistering broker {id}: UnregisterBroker answered as another API"
-                ));
-            };
-            let code = ErrorCode(r.error_code);
-            if code == ErrorCode::NONE || code == ErrorCode::BROKER_ID_NOT_REGISTERED {
-                if let Ok(mut set) = registered.lock() {
-                    set.brokers.remove(&id);
-                }
-                break;
-            }
-            if code == ErrorCode::NOT_CONTROLLER && Instant::now() < deadline {
-                std::thread::sleep(NOT_CONTROLLER_BACKOFF);
-                continue;
-            }
-            return Err(format!(
-                "UnregisterBroker of broker {id} (registered by a scenario) answered {code}: {}",
-                r.error_message.as_deref().unwrap_or("no message")
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The controller's finalized metadata.version, from its ApiVersions answer (v3
-/// `FinalizedFeatures`).
-fn finalized_level(addr: &str, numbers: &ProvisionalNumbers) -> Result<i16, String> {
-    let body = RequestBody::ApiVersions(ApiVersionsRequest {
-        client_software_name: Some("kipcheck".into()),
-        client_software_version: Some(env!("CARGO_PKG_VERSION").into()),
-        ..Default::default()
-    });
-    let answer = call(addr, numbers, ApiKey::API_VERSIONS, 3, body, IO_TIMEOUT)?;
-    let ResponseBody::ApiVersions(av) = answer else {
-        return Err("ApiVersions answered as another API".into());
-    };
-    av.finalized_features
-        .iter()
-        .flatten()
-        .find(|f| f.name.as_str() == METADATA_VERSION)
-        .map(|f| f.max_version_level)
-        .ok_or_else(|| "its ApiVersions answer gives no finalized metadata.version".into())
-}
-
-/// Sets metadata.version back to the manifest's `finalized` level when a session sent
-/// UpdateFeatures: reads the level (ApiVersions), and if it moved, sends UpdateFeatures to
-/// `finalized` (UpgradeType 1 up, the manifest's downgrade type down; v0: AllowDowngrade),
-/// then reads it again until it shows `finalized`; NOT_CONTROLLER is retried; all of it
-/// within [`TOPIC_PREPARE_TIMEOUT`]. Why it could not, naming the levels, otherwise.
-pub(super) fn restore_level(
-    addr: &str,
-    probe: &Probe,
-    numbers: &ProvisionalNumbers,
-    kept: &Registered,
-) -> Result<(), String> {
-    let (touched, restore_to) = {
-        let k = kept
-            .lock()
-            .map_err(|_| "the controller-state lock is poisoned".to_owned())?;
-        (k.level_touched, k.restore_to)
-    };
-    let Some((finalized, downgrade)) = restore_to.filter(|_| touched) else {
-        return Ok(());
-    };
-    let fail = |why: String| {
-        format!(
-            "an earlier scenario changed metadata.version and kipcheck could not set it back to \
-             {finalized} (the manifest's finalized level): {why}"
-        )
-    };
-    let deadline = Instant::now() + TOPIC_PREPARE_TIMEOUT;
-    loop {
-        let current = finalized_level(addr, numbers).map_err(fail)?;
-        if current == finalized {
-            if let Ok(mut k) = kept.lock() {
-                k.level_touched = false;
-            }
-            return Ok(());
-        }
-        if Instant::now() >= deadline {
-            return Err(fail(format!(
-                "it is still {current} after {TOPIC_PREPARE_TIMEOUT:?}"
-            )));
-        }
-        let upgrade_type = if finalized > current {
-            1
-        } else {
-            downgrade.upgrade_type().ok_or_else(|| {
-                fail(format!(
-                    "it is {current}, and the manifest declares no downgrade \
-                     (metadata_version.moves.downgrade)"
-                ))
-            })?
-        };
-        let version = common_version(probe, ApiKey::UPDATE_FEATURES).ok_or_else(|| {
-            fail(format!(
-                "it is {current}, and the controller does not advertise UpdateFeatures"
-            ))
-        })?;
-        let body = RequestBody::UpdateFeatures(UpdateFeaturesRequest {
-            timeout_ms: 20_000,
-            feature_updates: vec![FeatureUpdateKey {
-                feature: METADATA_VERSION.into(),
-                max_version_level: finalized,
-                allow_downgrade: (version == 0).then_some(upgrade_type != 1),
-                upgrade_type: (version >= 1).then_some(upgrade_type),
-                ..Default::default()
-            }],
-            validate_only: (version >= 1).then_some(false),
-            ..Default::default()
-        });
-        let answer = call(
-            addr,
-            numbers,
-            ApiKey::UPDATE_FEATURES,
-            version,
-            body,
-            TOPIC_PREPARE_TIMEOUT,
-        )
-        .map_err(fail)?;
-        let ResponseBody::UpdateFeatures(r) = answer else {
-            return Err(fail("UpdateFeatures answered as another API".into()));
-        };
-        let refusal = std::iter::once((r.error_code, r.error_message.as_deref()))
-            .chain(
-                r.results
-                    .iter()
-                    .flatten()
-                    .map(|f| (f.error_code, f.error_message.as_deref())),
-            )
-            .find(|(code, _)| *code != ErrorCode::NONE.0);
-        match refusal {
-            Some((code, _)) if code == ErrorCode::NOT_CONTROLLER.0 => {}
-            Some((code, message)) => {
-                return Err(fail(format!(
-                    "it is {current}; UpdateFeatures to {finalized} (UpgradeType {upgrade_type}) \
-                     answered {}: {}",
-                    ErrorCode(code),
-                    message.unwrap_or("no message")
-                )))
-            }
-            None => {}
-        }
-        std::thread::sleep(NOT_CONTROLLER_BACKOFF);
     }
 }

@@ -193,7 +193,8 @@ impl Exec<'_> {
         let frame = codec::encode_response_frame(&header, &body, req.version)
             .map_err(|e| StepFailure::msg(format!("respond: cannot encode: {e}")))?;
         let now = self.session.now_ms();
-        self.log.response(
+        // The log decodes kipcheck's own answer as it is on the wire, to show it.
+        let _ = self.log.response(
             now,
             Direction::Sent,
             Peer::Node(node),
@@ -495,21 +496,21 @@ impl Exec<'_> {
         &mut self,
         req: &crate::adapter::OutRequest,
     ) -> Result<(i32, ApiKey, i16, Value), StepFail> {
-        self.log.request(
-            req.at_ms,
-            Direction::Received,
-            Peer::Node(req.node),
-            &req.frame,
-        );
-        let decoded =
-            codec::decode_request_frame(&req.frame, DEFAULT_MAX_FRAME_SIZE, &self.numbers)
-                .map_err(|e| {
-                    let mut f = StepFailure::msg(format!(
-                        "the target sent a request that does not decode: {e}"
-                    ));
-                    f.raw_hex = Some(to_hex(&req.frame));
-                    f
-                })?;
+        let decoded = self
+            .log
+            .request(
+                req.at_ms,
+                Direction::Received,
+                Peer::Node(req.node),
+                &req.frame,
+            )
+            .map_err(|e| {
+                let mut f = StepFailure::msg(format!(
+                    "the target sent a request that does not decode: {e}"
+                ));
+                f.raw_hex = Some(to_hex(&req.frame));
+                f
+            })?;
         self.received
             .entry(req.node)
             .or_default()

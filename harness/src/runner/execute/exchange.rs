@@ -12,7 +12,8 @@ use serde_json::Value;
 
 use super::redact::Redactor;
 use crate::codec::{
-    self, limits::DEFAULT_MAX_FRAME_SIZE, to_hex, ApiKey, ProvisionalNumbers, RequestBody,
+    self, limits::DEFAULT_MAX_FRAME_SIZE, to_hex, ApiKey, DecodeError, DecodedRequest,
+    DecodedResponse, ProvisionalNumbers, RequestBody,
 };
 use crate::runner::events::{Direction, Exchange, ExchangeEntry, ExchangeKind};
 
@@ -87,10 +88,19 @@ impl ExchangeLog {
         }
     }
 
-    /// A request frame (sent by kipcheck, or received from a client target).
-    pub(super) fn request(&mut self, at_ms: u64, direction: Direction, peer: Peer, frame: &[u8]) {
+    /// A request frame (sent by kipcheck, or received from a client target), decoded as it
+    /// is on the wire (a typed request kipcheck sent too: the log shows what the frame says
+    /// at its version, not what kipcheck meant): the decoding is the caller's to use.
+    pub(super) fn request(
+        &mut self,
+        at_ms: u64,
+        direction: Direction,
+        peer: Peer,
+        frame: &[u8],
+    ) -> Result<DecodedRequest, DecodeError> {
         let mut e = self.entry(at_ms, direction, ExchangeKind::Request, peer, Some(frame));
-        match codec::decode_request_frame(frame, DEFAULT_MAX_FRAME_SIZE, &self.numbers) {
+        let decoded = codec::decode_request_frame(frame, DEFAULT_MAX_FRAME_SIZE, &self.numbers);
+        match &decoded {
             Ok(d) => {
                 e.api = api_name(d.api_key);
                 e.version = Some(d.header.request_api_version);
@@ -107,9 +117,11 @@ impl ExchangeLog {
             }
         }
         self.push(e);
+        decoded
     }
 
-    /// A response frame to a request of `request` = (canonical API key, version), if known.
+    /// A response frame to a request of `request` = (canonical API key, version), if known:
+    /// its decoding as that answer, for the caller to judge (`None`: no request known).
     pub(super) fn response(
         &mut self,
         at_ms: u64,
@@ -117,13 +129,16 @@ impl ExchangeLog {
         peer: Peer,
         frame: &[u8],
         request: Option<(ApiKey, i16)>,
-    ) {
+    ) -> Option<Result<DecodedResponse, DecodeError>> {
         let mut e = self.entry(at_ms, direction, ExchangeKind::Response, peer, Some(frame));
-        match request {
-            Some((key, version)) => {
+        let decoded = request.map(|(key, version)| {
+            codec::decode_response_frame(frame, DEFAULT_MAX_FRAME_SIZE, key, version)
+        });
+        match (request, &decoded) {
+            (Some((key, version)), Some(decoded)) => {
                 e.api = api_name(key);
                 e.version = Some(version);
-                match codec::decode_response_frame(frame, DEFAULT_MAX_FRAME_SIZE, key, version) {
+                match decoded {
                     Ok(d) => {
                         e.correlation_id = Some(d.header.correlation_id);
                         self.set_body(&mut e, serde_json::to_value(&d.body).ok());
@@ -133,9 +148,10 @@ impl ExchangeLog {
                     }
                 }
             }
-            None => e.note = Some("answers no request kipcheck sent".into()),
+            _ => e.note = Some("answers no request kipcheck sent".into()),
         }
         self.push(e);
+        decoded
     }
 
     /// The target closed the connection.

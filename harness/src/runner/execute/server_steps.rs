@@ -10,7 +10,7 @@ use super::redact::yaml;
 use super::scenario::{Exec, Forwarded, Sent};
 use crate::adapter::ConnOutput;
 use crate::codec::{
-    self, limits::DEFAULT_MAX_FRAME_SIZE, to_hex, ApiKey, Bytes, RequestBody, RequestHeader,
+    self, to_hex, ApiKey, Bytes, DecodeError, DecodedResponse, RequestBody, RequestHeader,
     ResponseBody,
 };
 use crate::runner::events::{Direction, Mismatch};
@@ -19,6 +19,14 @@ use crate::scenario::{
     Compiled, ExpectCloseStep, ExpectResponseStep, MatchMode, Outcome, SendRawStep, SendStep,
 };
 use serde_json::Value;
+
+/// The target's next output on a connection, its frame decoded once ([`Exec::recv_logged`]).
+pub(super) struct Came {
+    out: Option<ConnOutput>,
+    /// The frame as the answer to the oldest request sent on the connection (`None`: no
+    /// frame, or no request sent).
+    decoded: Option<Result<DecodedResponse, DecodeError>>,
+}
 
 impl Exec<'_> {
     /// `send`: a typed (or filled) request to the target.
@@ -54,7 +62,8 @@ impl Exec<'_> {
         });
         self.next_correlation += 1;
         let now = self.session.now_ms();
-        self.log
+        let _ = self
+            .log
             .request(now, Direction::Sent, Peer::Conn(s.conn), &frame);
         self.session.send(s.conn, frame).await?;
         Ok(())
@@ -105,31 +114,32 @@ impl Exec<'_> {
             });
         }
         let now = self.session.now_ms();
-        self.log
+        let _ = self
+            .log
             .request(now, Direction::Sent, Peer::Conn(s.conn), &frame);
         self.session.send(s.conn, frame).await?;
         Ok(())
     }
     /// `expect_response`: the target's answer matches the pattern.
     pub(super) async fn expect_response(&mut self, e: &ExpectResponseStep) -> Result<(), StepFail> {
-        let out = self.recv_logged(e.conn).await?;
-        self.check_response(e.conn, out, e.body.as_ref(), e.mode, e.inner.as_ref())?;
+        let came = self.recv_logged(e.conn).await?;
+        self.check_response(e.conn, &came, e.body.as_ref(), e.mode, e.inner.as_ref())?;
         Ok(())
     }
     /// `expect_close`: the target closes the connection without answering.
     pub(super) async fn expect_close(&mut self, e: &ExpectCloseStep) -> Result<(), StepFail> {
-        let out = self.recv_logged(e.conn).await?;
-        match out {
+        let came = self.recv_logged(e.conn).await?;
+        match &came.out {
             // The close answers the oldest request on the connection, as the loader pairs
             // them: one expectation consumes one sent request.
             Some(ConnOutput::Closed) => self.consume_sent(e.conn),
             Some(ConnOutput::Frame(f)) => {
-                let actual = self.describe_frame(e.conn, &f);
+                let actual = self.describe(e.conn, &came);
                 let mut fail =
                     StepFailure::msg("expected the connection to close, but the target answered");
                 fail.expected = Some("connection closed\n".into());
                 fail.actual = Some(actual);
-                fail.raw_hex = Some(to_hex(&f));
+                fail.raw_hex = Some(to_hex(f));
                 return Err(fail);
             }
             None => {
@@ -141,10 +151,12 @@ impl Exec<'_> {
         Ok(())
     }
     /// The target's next output on `conn` (waiting up to a second), logged with the request
-    /// it answers.
-    async fn recv_logged(&mut self, conn: u32) -> Result<Option<ConnOutput>, StepFail> {
+    /// it answers and decoded once, as the answer to the oldest request sent on `conn` (the
+    /// one the step that reads it consumes).
+    async fn recv_logged(&mut self, conn: u32) -> Result<Came, StepFail> {
         let out = self.session.recv(conn, 1000).await?;
         let now = self.session.now_ms();
+        let mut decoded = None;
         match &out {
             Some(ConnOutput::Frame(f)) => {
                 let request = self
@@ -152,13 +164,14 @@ impl Exec<'_> {
                     .get(&conn)
                     .and_then(VecDeque::front)
                     .map(|s| (s.api_key, s.version));
-                self.log
+                decoded = self
+                    .log
                     .response(now, Direction::Received, Peer::Conn(conn), f, request);
             }
             Some(ConnOutput::Closed) => self.log.close(now, Peer::Conn(conn)),
             None => {}
         }
-        Ok(out)
+        Ok(Came { out, decoded })
     }
 
     /// The oldest request sent on `conn` is answered (by a close).
@@ -176,17 +189,17 @@ impl Exec<'_> {
             Some(Outcome::Close(c)) => c.conn,
             None => 0,
         };
-        let out = self.recv_logged(conn).await?;
+        let came = self.recv_logged(conn).await?;
         let mut reasons = Vec::new();
         for o in outcomes {
-            match (o, &out) {
+            match (o, &came.out) {
                 (Outcome::Close(_), Some(ConnOutput::Closed)) => {
                     self.consume_sent(conn);
                     return Ok(());
                 }
                 (Outcome::Response(r), Some(ConnOutput::Frame(_))) => {
                     let saved = (self.sent.clone(), self.captures.clone());
-                    match self.check_response(r.conn, out.clone(), r.body.as_ref(), r.mode, None) {
+                    match self.check_response(r.conn, &came, r.body.as_ref(), r.mode, None) {
                         Ok(()) => return Ok(()),
                         Err(f) => {
                             (self.sent, self.captures) = saved;
@@ -199,8 +212,8 @@ impl Exec<'_> {
             }
         }
         let mut fail = StepFailure::msg(format!("no acceptable outcome: {}", reasons.join("; ")));
-        if let Some(ConnOutput::Frame(f)) = &out {
-            fail.actual = Some(self.describe_frame(conn, f));
+        if let Some(ConnOutput::Frame(f)) = &came.out {
+            fail.actual = Some(self.describe(conn, &came));
             fail.raw_hex = Some(to_hex(f));
         }
         fail.expected = Some(yaml(&outcomes));
@@ -210,12 +223,12 @@ impl Exec<'_> {
     fn check_response(
         &mut self,
         conn: u32,
-        out: Option<ConnOutput>,
+        came: &Came,
         pattern: Option<&Value>,
         mode: MatchMode,
         inner: Option<&Value>,
     ) -> Result<(), StepFail> {
-        let frame = match out {
+        let frame = match &came.out {
             Some(ConnOutput::Frame(f)) => f,
             Some(ConnOutput::Closed) => {
                 let mut f =
@@ -226,20 +239,15 @@ impl Exec<'_> {
             }
             None => return Err(StepFailure::msg("expected a response, but none came")),
         };
-        let Some(sent) = self.sent.get_mut(&conn).and_then(VecDeque::pop_front) else {
+        let sent = self.sent.get_mut(&conn).and_then(VecDeque::pop_front);
+        let (Some(sent), Some(decoded)) = (sent, &came.decoded) else {
             let mut f = StepFailure::msg("the target answered a request kipcheck did not send");
-            f.raw_hex = Some(to_hex(&frame));
+            f.raw_hex = Some(to_hex(frame));
             return Err(f);
         };
-        let decoded = codec::decode_response_frame(
-            &frame,
-            DEFAULT_MAX_FRAME_SIZE,
-            sent.api_key,
-            sent.version,
-        )
-        .map_err(|e| {
+        let decoded = decoded.as_ref().map_err(|e| {
             let mut f = StepFailure::msg(format!("the response does not decode: {e}"));
-            f.raw_hex = Some(to_hex(&frame));
+            f.raw_hex = Some(to_hex(frame));
             f
         })?;
         let actual = serde_json::to_value(&decoded.body).unwrap_or(Value::Null);
@@ -268,23 +276,22 @@ impl Exec<'_> {
             Ok(())
         } else {
             let mut f = mismatch_fail(&self.numbers, mismatches, pattern, &actual);
-            f.raw_hex = Some(to_hex(&frame));
+            f.raw_hex = Some(to_hex(frame));
             Err(f)
         }
     }
 
-    pub(super) fn describe_frame(&mut self, conn: u32, frame: &[u8]) -> String {
-        let Some(sent) = self.sent.get_mut(&conn).and_then(VecDeque::pop_front) else {
-            return format!("an unexpected frame of {} bytes\n", frame.len());
-        };
-        match codec::decode_response_frame(
-            frame,
-            DEFAULT_MAX_FRAME_SIZE,
-            sent.api_key,
-            sent.version,
-        ) {
-            Ok(d) => yaml(&d.body),
-            Err(e) => format!("an undecodable frame: {e}\n"),
+    /// What came on `conn`, for a failure's `actual`: the answer to the oldest request sent
+    /// there (which it consumes), as YAML, or why it is not one.
+    fn describe(&mut self, conn: u32, came: &Came) -> String {
+        let sent = self.sent.get_mut(&conn).and_then(VecDeque::pop_front);
+        match (sent, &came.decoded, &came.out) {
+            (Some(_), Some(Ok(d)), _) => yaml(&d.body),
+            (Some(_), Some(Err(e)), _) => format!("an undecodable frame: {e}\n"),
+            (_, _, Some(ConnOutput::Frame(f))) => {
+                format!("an unexpected frame of {} bytes\n", f.len())
+            }
+            _ => "nothing\n".into(),
         }
     }
 }
