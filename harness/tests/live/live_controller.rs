@@ -353,6 +353,23 @@ mod served {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_moved_feature_is_set_back_so_the_scenario_passes_again() {
+        // It moves group.version 0 -> 1 and expects that FeatureLevelRecord: run twice on one
+        // controller, the second passes only if kipcheck set group.version back to 0 (the
+        // manifest's `features`) when the first session ended.
+        let (server, manifest) = serve(30, None).await;
+        assert_eq!(manifest.features["group.version"].finalized, 0);
+        let t = target(&server, manifest).await;
+        let s = scenario("kip1294/k1294-audit-other-feature-not-audited.yaml");
+        for run in 1..=2 {
+            let out = execute(t.as_ref(), &s, run).await;
+            assert_eq!(out.verdict, Verdict::Passed, "run {run}: {:?}", out.failure);
+            assert_eq!(out.steps_judged, 3, "run {run}");
+        }
+        server.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_served_faulty_controller_is_caught_live() {
         // At 30 the floor is exact (an MV validator at 30): `<` for `<=` picks the one at 10.
         let (server, manifest) = serve(30, Some(Fault::MvFloorStrictlyBelow)).await;

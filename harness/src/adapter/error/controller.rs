@@ -142,12 +142,15 @@ pub enum CleanupError {
         #[source]
         source: Box<CallError>,
     },
-    /// metadata.version could not be set back.
+    /// A feature (metadata.version, or one of the manifest's `features`) could not be set
+    /// back.
     #[error(
-        "an earlier scenario changed metadata.version and kipcheck could not set it back to \
+        "an earlier scenario changed {feature} and kipcheck could not set it back to \
          {finalized} (the manifest's finalized level): {source}"
     )]
     Level {
+        /// The feature.
+        feature: String,
         /// The manifest's finalized level.
         finalized: i16,
         /// Why.
@@ -156,7 +159,7 @@ pub enum CleanupError {
     },
 }
 
-/// Why metadata.version could not be set back to the manifest's finalized level.
+/// Why a feature could not be set back to the manifest's finalized level.
 #[derive(Debug, thiserror::Error)]
 pub enum LevelError {
     /// ApiVersions or UpdateFeatures got no usable answer.
@@ -176,7 +179,7 @@ pub enum LevelError {
     /// The level is above `finalized` and the manifest says of no way down.
     #[error(
         "it is {current}, and the manifest declares no downgrade \
-         (metadata_version.moves.downgrade)"
+         (metadata_version.moves.downgrade, features.NAME.downgrade)"
     )]
     NoDowngrade {
         /// The level it shows.

@@ -1,6 +1,6 @@
 //! What kipcheck undoes on a live controller when a session ends ([`clean_up`]): the brokers
-//! it registered (UnregisterBroker), the dynamic configs it set, the metadata.version it
-//! moved (back to the manifest's `finalized` level). The configs are deleted so the next
+//! it registered (UnregisterBroker), the dynamic configs it set, the metadata.version and
+//! other features it moved (back to the manifest's `finalized` levels). The configs are deleted so the next
 //! scenario starts from the controller's own defaults as it does in-process: every config
 //! name an AlterConfigs or IncrementalAlterConfigs request of the session named (not
 //! validate-only, whatever the answer) is deleted with one IncrementalAlterConfigs `DELETE`
@@ -15,6 +15,7 @@ use super::controller::{call, until_active, Registered};
 use super::probe::{common_version, Probe};
 use super::{IO_TIMEOUT, NOT_CONTROLLER_BACKOFF, TOPIC_PREPARE_TIMEOUT};
 use crate::adapter::error::{CallError, CleanupError, LevelError};
+use crate::adapter::manifest::Downgrade;
 use crate::codec::incremental_alter_configs_request::{AlterConfigsResource, AlterableConfig};
 use crate::codec::update_features_request::FeatureUpdateKey;
 use crate::codec::{
@@ -22,7 +23,7 @@ use crate::codec::{
     RequestBody, ResponseBody, UnregisterBrokerRequest, UpdateFeaturesRequest,
 };
 
-/// The feature kipcheck restores.
+/// The feature a KRaft controller always finalizes, restored first.
 const METADATA_VERSION: &str = "metadata.version";
 
 /// `AlterableConfig.ConfigOperation` DELETE (KIP-339).
@@ -33,7 +34,7 @@ const LEVEL_POLL: Duration = NOT_CONTROLLER_BACKOFF;
 
 /// Undoes what the sessions left on the controller, blocking: unregisters their brokers
 /// ([`unregister_all`]), deletes the configs they set ([`delete_touched`]), then sets
-/// metadata.version back ([`restore_level`]). Why it could not, otherwise.
+/// every feature it may move back ([`restore_levels`]). Why it could not, otherwise.
 pub(super) fn clean_up(
     addr: &str,
     probe: &Probe,
@@ -43,7 +44,7 @@ pub(super) fn clean_up(
     unregister_all(addr, probe, numbers, kept)?;
     // Configs before the level: a config left behind could fail the restore's audit.
     delete_touched(addr, probe, numbers, kept)?;
-    restore_level(addr, probe, numbers, kept)
+    restore_levels(addr, probe, numbers, kept)
 }
 
 /// Unregisters every broker id in `registered` (UnregisterBroker; NONE or
@@ -168,9 +169,14 @@ fn delete_touched(
     Ok(())
 }
 
-/// The controller's finalized metadata.version, from its ApiVersions answer (v3
-/// `FinalizedFeatures`).
-fn finalized_level(addr: &str, numbers: &ProvisionalNumbers) -> Result<i16, LevelError> {
+/// The level `feature` is finalized at, from the controller's ApiVersions answer (v3
+/// `FinalizedFeatures`): absent is 0 (not finalized) for any feature but metadata.version,
+/// which a KRaft controller always finalizes.
+fn finalized_level(
+    addr: &str,
+    numbers: &ProvisionalNumbers,
+    feature: &str,
+) -> Result<i16, LevelError> {
     let body = RequestBody::ApiVersions(ApiVersionsRequest {
         client_software_name: Some("kipcheck".into()),
         client_software_version: Some(env!("CARGO_PKG_VERSION").into()),
@@ -180,20 +186,23 @@ fn finalized_level(addr: &str, numbers: &ProvisionalNumbers) -> Result<i16, Leve
     let ResponseBody::ApiVersions(av) = answer else {
         return Err(CallError::OtherApi { api: "ApiVersions" }.into());
     };
-    av.finalized_features
+    let level = av
+        .finalized_features
         .iter()
         .flatten()
-        .find(|f| f.name.as_str() == METADATA_VERSION)
-        .map(|f| f.max_version_level)
-        .ok_or(LevelError::NotFinalized)
+        .find(|f| f.name.as_str() == feature)
+        .map(|f| f.max_version_level);
+    match level {
+        Some(l) => Ok(l),
+        None if feature == METADATA_VERSION => Err(LevelError::NotFinalized),
+        None => Ok(0),
+    }
 }
 
-/// Sets metadata.version back to the manifest's `finalized` level when a session sent
-/// UpdateFeatures: reads the level (ApiVersions), and if it moved, sends UpdateFeatures to
-/// `finalized` (UpgradeType 1 up, the manifest's downgrade type down; v0: AllowDowngrade;
-/// NOT_CONTROLLER retried), then reads it again until it shows `finalized`; all of it within
-/// [`TOPIC_PREPARE_TIMEOUT`]. Why it could not, naming the levels, otherwise.
-fn restore_level(
+/// Sets every feature kipcheck may move (metadata.version, the manifest's `features`) back to
+/// its finalized level when a session sent UpdateFeatures ([`restore_feature`]). Why it could
+/// not, naming the feature and levels, otherwise.
+fn restore_levels(
     addr: &str,
     probe: &Probe,
     numbers: &ProvisionalNumbers,
@@ -203,14 +212,50 @@ fn restore_level(
         let k = kept.lock().map_err(|_| CleanupError::Poisoned {
             what: "controller-state",
         })?;
-        (k.level_touched, k.restore_to)
+        (k.level_touched, k.restore_to.clone())
     };
-    let Some((finalized, downgrade)) = restore_to.filter(|_| touched) else {
+    if !touched {
         return Ok(());
-    };
+    }
+    // metadata.version first: another feature's levels may depend on it.
+    let order = restore_to
+        .iter()
+        .filter(|(name, _)| name.as_str() == METADATA_VERSION)
+        .chain(
+            restore_to
+                .iter()
+                .filter(|(n, _)| n.as_str() != METADATA_VERSION),
+        );
+    for (feature, &(finalized, downgrade)) in order {
+        restore_feature(addr, probe, numbers, feature, finalized, downgrade).map_err(|e| {
+            CleanupError::Level {
+                feature: feature.clone(),
+                finalized,
+                source: Box::new(e),
+            }
+        })?;
+    }
+    if let Ok(mut k) = kept.lock() {
+        k.level_touched = false;
+    }
+    Ok(())
+}
+
+/// Sets `feature` back to `finalized`: reads its level (ApiVersions), and if it moved, sends
+/// UpdateFeatures to `finalized` (UpgradeType 1 up, the manifest's downgrade type down; v0:
+/// AllowDowngrade; NOT_CONTROLLER retried), then reads it again until it shows `finalized`;
+/// all of it within [`TOPIC_PREPARE_TIMEOUT`].
+fn restore_feature(
+    addr: &str,
+    probe: &Probe,
+    numbers: &ProvisionalNumbers,
+    feature: &str,
+    finalized: i16,
+    downgrade: Downgrade,
+) -> Result<(), LevelError> {
     let deadline = Instant::now() + TOPIC_PREPARE_TIMEOUT;
-    let restored = (|| loop {
-        let current = finalized_level(addr, numbers)?;
+    loop {
+        let current = finalized_level(addr, numbers, feature)?;
         if current == finalized {
             return Ok(());
         }
@@ -232,7 +277,7 @@ fn restore_level(
         let body = RequestBody::UpdateFeatures(UpdateFeaturesRequest {
             timeout_ms: 20_000,
             feature_updates: vec![FeatureUpdateKey {
-                feature: METADATA_VERSION.into(),
+                feature: feature.into(),
                 max_version_level: finalized,
                 allow_downgrade: (version == 0).then_some(upgrade_type != 1),
                 upgrade_type: (version >= 1).then_some(upgrade_type),
@@ -267,13 +312,5 @@ fn restore_level(
         }
         // Accepted: read the level again once it has had time to move.
         std::thread::sleep(LEVEL_POLL);
-    })();
-    restored.map_err(|e| CleanupError::Level {
-        finalized,
-        source: Box::new(e),
-    })?;
-    if let Ok(mut k) = kept.lock() {
-        k.level_touched = false;
     }
-    Ok(())
 }

@@ -42,20 +42,27 @@ pub(super) struct Kept {
     /// validate-only, whatever the answer): (resource type, resource name) → config names.
     /// They are deleted when the session ends (`super::cleanup`).
     pub(super) configs: BTreeMap<(i8, String), BTreeSet<String>>,
-    /// A session sent UpdateFeatures and the level has not been checked back since.
+    /// A session sent UpdateFeatures and the levels have not been checked back since.
     pub(super) level_touched: bool,
-    /// The manifest's finalized level and how the controller can be moved down (no
-    /// manifest with moves: no scenario that moves the level is bound, nothing to restore).
-    pub(super) restore_to: Option<(i16, Downgrade)>,
+    /// Each feature kipcheck may move, with the manifest's finalized level and how the
+    /// controller can move it down: metadata.version when the manifest declares moves, and
+    /// every entry of its `features` (none: no scenario that moves a level is bound).
+    pub(super) restore_to: BTreeMap<String, (i16, Downgrade)>,
 }
 
 impl Kept {
     /// What kipcheck keeps for a controller declared by `manifest`.
     pub(super) fn shared(manifest: Option<&TargetManifest>) -> Registered {
-        let restore_to = manifest.and_then(|m| {
-            let moves = m.metadata_version.moves.as_ref()?;
-            Some((m.metadata_version.finalized, moves.downgrade))
-        });
+        let mut restore_to = BTreeMap::new();
+        if let Some(m) = manifest {
+            if let Some(moves) = &m.metadata_version.moves {
+                let mv = (m.metadata_version.finalized, moves.downgrade);
+                restore_to.insert("metadata.version".to_owned(), mv);
+            }
+            for (name, f) in &m.features {
+                restore_to.insert(name.clone(), (f.finalized, f.downgrade));
+            }
+        }
         Arc::new(Mutex::new(Kept {
             restore_to,
             ..Kept::default()
@@ -246,7 +253,7 @@ impl RegistrationWatch {
     ) {
         if frame.get(4..6) == Some(&ApiKey::UPDATE_FEATURES.0.to_be_bytes()[..]) {
             if let Ok(mut k) = kept.lock() {
-                k.level_touched = k.restore_to.is_some();
+                k.level_touched = !k.restore_to.is_empty();
             }
             return;
         }
