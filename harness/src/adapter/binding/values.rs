@@ -273,3 +273,137 @@ fn sent_values(v: &Value, key: &str, out: &mut BTreeSet<(String, Op)>) {
         _ => {}
     }
 }
+
+/// One injected key and the real config it is tried on, for its values.
+pub(super) struct ValueBinding<'a> {
+    pub(super) key: &'a str,
+    pub(super) def: &'a ServerConfigKey,
+    pub(super) levels: &'a BTreeMap<i16, &'a Validator>,
+    pub(super) name: &'a str,
+    pub(super) config: &'a ManifestConfig,
+    pub(super) runs: &'a [(i16, i16)],
+    pub(super) software: &'a str,
+    /// The values brokers report for the key in StaticConfigs.
+    pub(super) reported: &'a BTreeSet<String>,
+}
+
+impl ValueBinding<'_> {
+    /// Every use's substitutions into `replace` (`f`: the real levels of `scenario_levels`).
+    pub(super) fn bind(
+        &self,
+        uses: &[(Class, Use)],
+        f: &[i16],
+        scenario_levels: &[i16],
+        replace: &mut BTreeMap<String, String>,
+    ) -> Result<(), Unbound> {
+        for (class, u) in uses {
+            let Some(real) = substitute(class, self.config, f, scenario_levels) else {
+                continue;
+            };
+            let real = self.faithful(u, real)?;
+            for (from, to) in real_use(u, &real, self.key, self.name, self.config, self.software)? {
+                match replace.get(&from) {
+                    Some(had) if *had != to => {
+                        return Err(Unbound::TwoMeanings {
+                            key: self.key.to_owned(),
+                            value: from,
+                            first: had.clone(),
+                            second: to,
+                        })
+                    }
+                    _ => {
+                        replace.insert(from, to);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `real` (the value of the use's class) if it means, at every run, what the scenario's
+    /// value means at the scenario's level, else the first manifest value of the config that
+    /// does; a value at the scenario key's default that a broker reports (StaticConfigs) binds
+    /// only to the real config's default (a controller may tell a reported default apart; a
+    /// dynamic SET to the default is an ordinary value).
+    fn faithful(&self, u: &Use, real: String) -> Result<String, Unbound> {
+        let v = u.result();
+        let wants: Vec<(i16, i16, Option<super::outcome::Outcome>)> = self
+            .runs
+            .iter()
+            .map(|&(s, r)| {
+                let o = super::outcome::scenario_outcome(self.def, self.levels, self.key, v, s);
+                (s, r, o)
+            })
+            .collect();
+        let needs = wants
+            .iter()
+            .map(|(s, r, o)| {
+                let o = o.map_or("unparsable", super::outcome::Outcome::words);
+                format!("{o} at metadata.version {r} (the scenario's {s})")
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let fits = |cand: &str| {
+            wants.iter().all(|(_, r, o)| {
+                o.is_some() && super::outcome::real_outcome(self.config, cand, *r) == *o
+            })
+        };
+        // Not for list operations: their operand is derived from the resulting value.
+        if self.def.default.as_deref() == Some(v) && u.is_set() && self.reported.contains(v) {
+            return match &self.config.default {
+                Some(d) if fits(d) => Ok(d.clone()),
+                d => Err(Unbound::Default {
+                    key: self.key.to_owned(),
+                    value: v.to_owned(),
+                    real: format!(
+                        "{}'s default ({})",
+                        self.name,
+                        d.as_ref().map_or("none".into(), |d| format!("{d:?}"))
+                    ),
+                    needs,
+                    software: self.software.to_owned(),
+                }),
+            };
+        }
+        if fits(&real) {
+            return Ok(real);
+        }
+        super::outcome::candidates(self.config)
+            .into_iter()
+            .find(|c| fits(c))
+            .ok_or_else(|| Unbound::NoValue {
+                key: self.key.to_owned(),
+                value: v.to_owned(),
+                name: self.name.to_owned(),
+                needs,
+                software: self.software.to_owned(),
+            })
+    }
+}
+
+/// The values BrokerRegistration requests report for `key` in StaticConfigs.
+pub(super) fn reported_static(
+    key: &str,
+    steps: &[serde_saphyr::Spanned<Step>],
+) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for s in steps {
+        let Step::Send(x) = &s.value else { continue };
+        if x.api != "BrokerRegistration" {
+            continue;
+        }
+        let entries = x
+            .body
+            .as_ref()
+            .and_then(|b| b.get("StaticConfigs"))
+            .and_then(serde_json::Value::as_array);
+        for e in entries.into_iter().flatten() {
+            if e.get("Name").and_then(serde_json::Value::as_str) == Some(key) {
+                if let Some(v) = e.get("Value").and_then(serde_json::Value::as_str) {
+                    out.insert(v.to_owned());
+                }
+            }
+        }
+    }
+    out
+}
