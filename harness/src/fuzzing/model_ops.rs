@@ -1,7 +1,7 @@
 //! The `model_ops` target: arbitrary operation sequences on one client, three brokers and a
 //! controller of the reference model, driven by the fuzz input. It mirrors what
-//! `harness/tests/model_props.rs` (client, broker and controller operation sequences) and
-//! `harness/tests/model_state_machine.rs` (controller steps) do with proptest, and adds
+//! `harness/tests/model/props.rs` (client, broker and controller operation sequences) and
+//! `harness/tests/model/state_machine.rs` (controller steps) do with proptest, and adds
 //! wiring: the models are one [`Cluster`], and a `Deliver` operation carries the client's
 //! oldest unsent request through the codec to its broker and the broker's reply back
 //! ([`Cluster::deliver`]).

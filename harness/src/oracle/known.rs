@@ -4,7 +4,7 @@
 //! predicate below (never by the message or category alone), so that any other disagreement
 //! stays unexplained and fails the comparison. A root cause both oracles share is one variant.
 //! Kafka's are findings in `reports/peers.md`, section "Java codec oracle"; kafka-protocol's
-//! are pinned by `harness/tests/differential_kafka_protocol.rs`.
+//! are pinned by `harness/tests/codec/differential_kafka_protocol.rs`.
 
 use serde_json::Value;
 

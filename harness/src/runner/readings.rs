@@ -3,7 +3,7 @@
 //! a suite. A scenario that is asked (it pins nothing else) and does not pass depends on the
 //! reading without pinning it, and would fail a correct implementation that reads the KIP
 //! the other way: `kipcheck lint` reports it as `unpinned-reading` at the failing step, and
-//! `tests/readings.rs` keeps the shipped suite free of them.
+//! `tests/suite/readings.rs` keeps the shipped suite free of them.
 
 use std::path::PathBuf;
 use std::sync::Arc;

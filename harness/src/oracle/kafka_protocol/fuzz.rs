@@ -3,7 +3,7 @@
 //! message, the second the version, the rest is the body). The outcome must be agreement, or
 //! one of the [`KnownDifference`]s (TrailingBytes, NullWhereVersionForbids, TagAboveI32Max,
 //! NotCompared), each documented and pinned by a test in
-//! `harness/tests/differential_kafka_protocol.rs`; anything else panics.
+//! `harness/tests/codec/differential_kafka_protocol.rs`; anything else panics.
 //!
 //! Agreement means: both reject the bytes; or both accept them, every field of the version
 //! agrees ([`Pair::compare`]) and both re-encode the same (canonical) bytes.

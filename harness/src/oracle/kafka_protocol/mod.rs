@@ -20,7 +20,7 @@
 //! v6 (CordonedLogDirs v5+, StaticConfigs v6), so v0-4 are compared.
 //!
 //! Legitimate differences are [`KnownDifference`](crate::oracle::KnownDifference)s, excluded
-//! exactly and pinned by tests in `harness/tests/differential_kafka_protocol.rs`:
+//! exactly and pinned by tests in `harness/tests/codec/differential_kafka_protocol.rs`:
 //!
 //! 1. `TagAboveI32Max`: kafka-protocol keeps tags as `i32`, so such a tag decodes to a
 //!    negative key that its encoder counts but does not write
