@@ -14,8 +14,8 @@ secs=${1:-10}
 rate=${2:-2000}
 conns=${3:-16}
 py=${KIPCHECK_PYTHON:-target/interop/python/venv/bin/python}
-# shellcheck source=bench/common.sh
-source bench/common.sh
+# shellcheck source=scripts/lib/bench-common.sh
+source scripts/lib/bench-common.sh
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 
@@ -31,7 +31,7 @@ pids+=($!); serve1_pid=$!
 wait_line "$out1" "listening on"
 serve1_addr=$(sed -n 's/.*listening on //p' "$out1")
 mock_out=$(mktemp)
-"$py" bench/mock_cluster.py > "$mock_out" &
+"$py" scripts/lib/rdkafka-mock-cluster.py > "$mock_out" &
 pids+=($!); mock_pid=$!
 wait_line "$mock_out" ":"
 mock_addr=$(head -1 "$mock_out")
