@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kipcheck's codec against Kafka's own (issue 18 §2): the same fixture bytes decoded and
+# kipcheck's codec against Kafka's own: the same fixture bytes decoded and
 # encoded by kipcheck (divan, `cargo bench -p kipcheck --bench codec`) and by Kafka 4.4.0's
 # generated Java classes (JMH, interop/java-codec-bench, JIT-warmed), one after the other in one
 # run; prints a table of medians / averages and the kipcheck / Java ratios.

@@ -80,7 +80,7 @@ PY
 
 rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 # Each count on a fresh server: the allocator keeps what an earlier, larger run touched. The
-# largest count is what the descriptor limit allows (the issue asks for 50,000; a process here
+# largest count is what the descriptor limit allows (the goal is measured at 50,000; a process here
 # may hold at most `ulimit -Hn` descriptors, 20,000 on the project's VM, and may not raise it).
 most=$(( $(ulimit -n) - 200 )); [ "$most" -gt 50000 ] && most=50000
 for n in 1000 10000 "$most"; do
