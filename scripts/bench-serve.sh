@@ -22,7 +22,7 @@ echo "serve, ApiVersions only:"
 "$bin" load --connect "$addr" --connections "$conns" --duration "$secs" --api-versions-only
 
 mock=$(mktemp)
-"$py" scripts/lib/rdkafka-mock-cluster.py > "$mock" &
+"$py" interop/python/rdkafka_mock.py > "$mock" &
 pids+=($!)
 wait_line "$mock" ":"
 echo "librdkafka mock cluster ($(head -1 "$mock")), ApiVersions only:"

@@ -31,7 +31,7 @@ pids+=($!); serve1_pid=$!
 wait_line "$out1" "listening on"
 serve1_addr=$(sed -n 's/.*listening on //p' "$out1")
 mock_out=$(mktemp)
-"$py" scripts/lib/rdkafka-mock-cluster.py > "$mock_out" &
+"$py" interop/python/rdkafka_mock.py > "$mock_out" &
 pids+=($!); mock_pid=$!
 wait_line "$mock_out" ":"
 mock_addr=$(head -1 "$mock_out")
