@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# kipcheck's codec against Kafka's own (issue 18 §2): the same fixture bytes decoded and
+# kipcheck's codec against Kafka's own: the same fixture bytes decoded and
 # encoded by kipcheck (divan, `cargo bench -p kipcheck --bench codec`) and by Kafka 4.4.0's
-# generated Java classes (JMH, bench/java-codec, JIT-warmed), one after the other in one
+# generated Java classes (JMH, interop/java-codec-bench, JIT-warmed), one after the other in one
 # run; prints a table of medians / averages and the kipcheck / Java ratios.
 #
 # The Rust bench writes its fixtures (KIPCHECK_FIXTURES_OUT) and the JMH benchmark reads
@@ -19,8 +19,8 @@ nice -n 10 cargo bench -q -p kipcheck --bench codec --no-run 2>"$tmp/build.err" 
   cat "$tmp/build.err" >&2; exit 1; }
 KIPCHECK_FIXTURES_OUT="$tmp/fixtures" nice -n 10 cargo bench -q -p kipcheck --bench codec \
   >/dev/null 2>"$tmp/fixtures.err" || { cat "$tmp/fixtures.err" >&2; exit 1; }
-[ -f bench/java-codec/target/kipcheck-java-bench.jar ] ||
-  mvn -q -B -f bench/java-codec/pom.xml package
+[ -f interop/java-codec-bench/target/kipcheck-java-bench.jar ] ||
+  mvn -q -B -f interop/java-codec-bench/pom.xml package
 
 # Rust first (divan), then Java (JMH), on the same machine state as far as possible.
 nice -n 10 cargo bench -q -p kipcheck --bench codec -- \
@@ -28,7 +28,7 @@ nice -n 10 cargo bench -q -p kipcheck --bench codec -- \
   broker_registration_request_v4 metadata_response_v12_100_topics_10_partitions \
   >"$tmp/rust.out" 2>"$tmp/rust.err"
 # shellcheck disable=SC2086
-java -Dkipcheck.fixtures="$tmp/fixtures" -jar bench/java-codec/target/kipcheck-java-bench.jar \
+java -Dkipcheck.fixtures="$tmp/fixtures" -jar interop/java-codec-bench/target/kipcheck-java-bench.jar \
   $jmh_args -rf csv -rff "$tmp/java.csv" CodecBench >"$tmp/java.out" 2>&1 || {
   tail -40 "$tmp/java.out" >&2; exit 1; }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzing throughput (issue 18 §3): exec/s of each fuzz target over its committed corpus,
+# Fuzzing throughput: exec/s of each fuzz target over its committed corpus,
 # stable Rust, `--sanitizer none`, release, one job. It builds the targets with
 # `cargo fuzz build --sanitizer none --release`, then for each target runs the binary that
 # `cargo fuzz run --sanitizer none --release -j1` would, as

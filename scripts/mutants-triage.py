@@ -3,10 +3,13 @@
 the crate split; `.cargo/mutants.toml`) with every
 survivor triaged: reads OUT/mutants.out/outcomes.json and the triage rules, prints Markdown.
 
-    python3 scripts/mutants-triage.py OUT [OUT ...] [--rules docs/mutants-full/triage.tsv] [--check]
+    python3 scripts/mutants-triage.py OUT [OUT ...] [--rules RULES.tsv] [--check]
+
+The rules default to scripts/mutants-triage.tsv (beside this script: hand-written input, kept
+with the tool that reads it; the outputs it triages are generated and live in reports/).
 
 OUT is a cargo-mutants output folder (`cargo mutants -o OUT`), or the prefix of committed lists
-(`docs/mutants-full/shard-0-of-8` reads shard-0-of-8.caught.txt, .missed.txt, ...). Several OUTs
+(`reports/mutants-full/shard-0-of-8` reads shard-0-of-8.caught.txt, .missed.txt, ...). Several OUTs
 are one run in parts (a run and its `--iterate` continuation): their outcomes are added up, each
 mutant under the name (and line numbers) of the part that tested it.
 
@@ -70,7 +73,7 @@ LISTS = {"caught": "CaughtMutant", "missed": "MissedMutant", "timeout": "Timeout
 def read_outcome(out):
     """(name, file, summary) per tested mutant, and how many the run listed: from a cargo-mutants
     output folder (OUT/mutants.out/outcomes.json), or from committed lists PREFIX.caught.txt,
-    PREFIX.missed.txt, ... (docs/mutants-full/shard-K-of-8), where the listed total is unknown."""
+    PREFIX.missed.txt, ... (reports/mutants-full/shard-K-of-8), where the listed total is unknown."""
     if (out / "mutants.out" / "outcomes.json").exists():
         d = json.loads((out / "mutants.out" / "outcomes.json").read_text())
         # Every mutant the run listed (outcomes.json's total counts those tested so far).
@@ -96,7 +99,7 @@ def main(argv):
     args = [a for a in argv[1:] if not a.startswith("--")]
     if not args:
         sys.exit(__doc__)
-    rules_path = "docs/mutants-full/triage.tsv"
+    rules_path = str(Path(__file__).with_name("mutants-triage.tsv"))
     if "--rules" in argv:
         rules_path = argv[argv.index("--rules") + 1]
         args = [a for a in args if a != rules_path]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How cost grows (issue 18 §5). Prints two tables:
+# How cost grows. Prints two tables:
 #   1. decode time of a PushConfigRequest v0 with 10, 100, 1,000 and 10,000 configs, per byte
 #      (`cargo bench -p kipcheck --bench codec -- push_config_entries`, divan medians);
 #   2. wall time of `kipcheck run --scenarios DIR --jobs 2` for the shipped suite and for 10x

@@ -14,8 +14,8 @@ secs=${1:-10}
 rate=${2:-2000}
 conns=${3:-16}
 py=${KIPCHECK_PYTHON:-target/interop/python/venv/bin/python}
-# shellcheck source=bench/common.sh
-source bench/common.sh
+# shellcheck source=scripts/lib/bench-common.sh
+source scripts/lib/bench-common.sh
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
 
@@ -31,7 +31,7 @@ pids+=($!); serve1_pid=$!
 wait_line "$out1" "listening on"
 serve1_addr=$(sed -n 's/.*listening on //p' "$out1")
 mock_out=$(mktemp)
-"$py" bench/mock_cluster.py > "$mock_out" &
+"$py" interop/python/rdkafka_mock.py > "$mock_out" &
 pids+=($!); mock_pid=$!
 wait_line "$mock_out" ":"
 mock_addr=$(head -1 "$mock_out")
@@ -80,7 +80,7 @@ PY
 
 rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 # Each count on a fresh server: the allocator keeps what an earlier, larger run touched. The
-# largest count is what the descriptor limit allows (the issue asks for 50,000; a process here
+# largest count is what the descriptor limit allows (the goal is measured at 50,000; a process here
 # may hold at most `ulimit -Hn` descriptors, 20,000 on the project's VM, and may not raise it).
 most=$(( $(ulimit -n) - 200 )); [ "$most" -gt 50000 ] && most=50000
 for n in 1000 10000 "$most"; do

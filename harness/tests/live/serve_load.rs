@@ -1,6 +1,6 @@
 //! The load driver against `kipcheck serve`: every handshake it counts really reached the
 //! broker model (one policy invocation per PushConfig), and idle connections are held.
-//! A correctness test only; the speed numbers are in the README (bench/run.sh).
+//! A correctness test only; the speed numbers are in the README (scripts/bench-serve.sh).
 
 use std::time::Duration;
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Load benchmark for `kipcheck serve` (not run in CI). Needs a venv with confluent-kafka:
 #   python3 -m venv target/venv && target/venv/bin/pip install confluent-kafka
-# Usage: bash bench/run.sh [CONNECTIONS] [SECONDS]
+# Usage: bash scripts/bench-serve.sh [CONNECTIONS] [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 conns=${1:-64}
 secs=${2:-10}
 py=${KIPCHECK_PYTHON:-target/venv/bin/python}
-# shellcheck source=bench/common.sh
-source bench/common.sh
+# shellcheck source=scripts/lib/bench-common.sh
+source scripts/lib/bench-common.sh
 
 
 out=$(mktemp)
@@ -22,7 +22,7 @@ echo "serve, ApiVersions only:"
 "$bin" load --connect "$addr" --connections "$conns" --duration "$secs" --api-versions-only
 
 mock=$(mktemp)
-"$py" bench/mock_cluster.py > "$mock" &
+"$py" interop/python/rdkafka_mock.py > "$mock" &
 pids+=($!)
 wait_line "$mock" ":"
 echo "librdkafka mock cluster ($(head -1 "$mock")), ApiVersions only:"

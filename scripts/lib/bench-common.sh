@@ -1,6 +1,7 @@
-# Sourced by bench/run.sh and scripts/serve-cpu.sh: the release kipcheck ($bin), a descriptor
-# limit for many connections, background servers in $pids killed on exit, and wait_line FILE
-# TEXT (wait up to 30 s for a server to print TEXT).
+# Sourced by scripts/bench-serve.sh and scripts/serve-cpu.sh, from the repository root (they cd
+# there first): the release kipcheck ($bin), a descriptor limit for many connections,
+# background servers in $pids killed on exit, and wait_line FILE TEXT (wait up to 30 s for a
+# server to print TEXT).
 cargo build --release -q -p kipcheck --bin kipcheck
 bin=target/release/kipcheck
 ulimit -n 30000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
