@@ -111,9 +111,10 @@ pub enum ClientOutput {
         /// Its id.
         id: u64,
     },
-    /// Call [`ClientModel::handle`] again at this time (with [`ClientInput::Tick`]).
+    /// Call [`ClientModel::handle`](super::ClientModel::handle) again at this time (with
+    /// [`ClientInput::Tick`]).
     WakeAt(Millis),
-    /// A decision (also kept in [`ClientModel::events`]).
+    /// A decision (also kept in [`ClientModel::events`](super::ClientModel::events)).
     Event(Event),
 }
 
