@@ -7,7 +7,7 @@
 //! enforces both); the harness re-exports it as `kipcheck::model`. The emulated nodes kipcheck
 //! plays for a client under test are the harness's (`kipcheck::emulate`), not part of it.
 //!
-//! This file only declares modules and re-exports; see `ARCHITECTURE.md`, "Reference model".
+//! This file only declares modules and re-exports; see `ARCHITECTURE.md`, "Where each KIP lives".
 
 pub mod api_versions;
 pub mod backoff;
