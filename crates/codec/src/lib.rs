@@ -7,6 +7,18 @@
 //! The crate `kipcheck-codec`, the bottom layer: it depends on no other kipcheck crate and on
 //! no async runtime (Cargo enforces both); the harness re-exports it as `kipcheck::codec`.
 //! `generated/` is written by `kipcheck-codegen` (`cargo run -p kipcheck-codegen`).
+//!
+//! Layering inside the crate: a file imports only from its own layer's lower files or from
+//! layers below it (`harness/tests/misc/module_graph.rs` fails on any import cycle):
+//! 1. primitives: `limits`, `api_key`, `error_code`, `open_enum`, `error`, `types`, `reader`,
+//!    `writer`, `provisional`, `record_batch`;
+//! 2. message traits: `message` (`Message`, `VersionRange`), `dispatch` (`BodyInfo` and the
+//!    `bodies!` macro), `schema::shape` (the schema table's types), `prelude` (what generated
+//!    code imports: layers 1-2 only);
+//! 3. `generated/`: imports `prelude`, `dispatch::bodies!` and the schema types, never a file
+//!    of layer 4;
+//! 4. over the generated messages: `frame`, `record`, `schema` (lookup by name), `pick`
+//!    (`pick_response`). Nothing in the crate imports layer 4 but `lib.rs`'s re-exports.
 
 mod api_key;
 pub(crate) mod dispatch;
@@ -20,6 +32,7 @@ pub mod generated;
 pub mod limits;
 mod message;
 mod open_enum;
+mod pick;
 pub mod prelude;
 mod provisional;
 mod reader;
@@ -30,7 +43,7 @@ mod types;
 mod writer;
 
 pub use api_key::ApiKey;
-pub use dispatch::{pick_response, BodyInfo};
+pub use dispatch::BodyInfo;
 pub use error::{DecodeError, DecodeErrorKind, EncodeError, PathSegment};
 pub use error_code::ErrorCode;
 pub use frame::{
@@ -42,6 +55,7 @@ pub use frame::{
 };
 pub use generated::*;
 pub use message::{Message, VersionRange};
+pub use pick::pick_response;
 pub use provisional::ProvisionalNumbers;
 pub use reader::Reader;
 pub use record::{MetadataRecord, RECORD_FRAME_VERSION};

@@ -3,7 +3,7 @@
 //! `crates/model/src`). A cheap reading of `use` lines: every `use crate::..`, `use super::..`
 //! and `use self::..` path is resolved to the deepest module file it names, through the
 //! `pub use` re-exports of `mod.rs`/`lib.rs` files (a name such a file defines itself lands in
-//! it). Between the crates Cargo enforces the direction (codec <- model <- harness: an upward
+//! it), bare ones (`pub use child::X` for a `mod child;` of that file) included. Between the crates Cargo enforces the direction (codec <- model <- harness: an upward
 //! import does not compile); what Cargo cannot see, that codec and model stay free of async
 //! runtimes and I/O crates, is checked here on their manifests' dependency lists.
 
@@ -39,26 +39,36 @@ fn modules(src: &Path) -> BTreeMap<Vec<String>, PathBuf> {
     out
 }
 
-/// The `use` items of a file, each as its full path (groups `{a, b::c}` expanded), with
-/// whether it is a `pub use` (a re-export).
-fn use_paths(text: &str) -> Vec<(bool, Vec<String>)> {
+/// The `use` items of a file, each as its full path (groups `{a, b::c}` expanded) and the
+/// name it is known by in the file (the last segment, or the `as` alias), with whether it is
+/// a `pub use` (a re-export).
+fn use_paths(text: &str) -> Vec<(bool, Vec<String>, String)> {
     let mut out = Vec::new();
     let mut rest = text;
     while let Some(i) = rest.find("use ") {
         // Only the file's own `use` lines (column 0): an indented one belongs to an inline
         // module (`mod tests { use super::*; }`) or a function, whose `super` is the file.
-        let before = rest[..i].rsplit('\n').next().unwrap_or("").trim_end();
+        let line = rest[..i].rsplit('\n').next().unwrap_or("");
+        let indented = line.starts_with(char::is_whitespace);
+        let before = line.trim_end();
         let is_pub = before == "pub" || before.starts_with("pub(");
-        let at_line_start = before.is_empty() || is_pub;
+        let at_line_start = !indented && (before.is_empty() || is_pub);
         rest = &rest[i + 4..];
         if !at_line_start {
             continue;
         }
         let Some(end) = rest.find(';') else { break };
-        let item: String = rest[..end].chars().filter(|c| !c.is_whitespace()).collect();
+        // `D as E` becomes `D@E` before the whitespace goes, so a name containing "as"
+        // (`Base`, `kafka_protocol`) is not cut.
+        let spaced = rest[..end].split_whitespace().collect::<Vec<_>>().join(" ");
+        let item: String = spaced
+            .replace(" as ", "@")
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
         let mut paths = Vec::new();
         expand(&item, &mut Vec::new(), &mut paths);
-        out.extend(paths.into_iter().map(|p| (is_pub, p)));
+        out.extend(paths.into_iter().map(|(p, name)| (is_pub, p, name)));
         rest = &rest[end..];
     }
     out
@@ -104,7 +114,27 @@ fn inline_paths(text: &str) -> Vec<Vec<String>> {
     out
 }
 
-fn expand(item: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+/// The child modules a file declares at column 0 (`mod x;`, `pub mod x;`, `pub(crate) mod x;`),
+/// the names a bare `use x::..` in that file resolves through. Inline modules (`mod x { .. }`)
+/// are not files and are left out.
+fn declared_modules(text: &str) -> BTreeSet<String> {
+    text.lines()
+        .filter_map(|line| {
+            let rest = line
+                .strip_prefix("pub ")
+                .or_else(|| {
+                    line.strip_prefix("pub(")
+                        .and_then(|r| r.split_once(") "))
+                        .map(|(_, r)| r)
+                })
+                .unwrap_or(line);
+            let name = rest.strip_prefix("mod ")?.strip_suffix(';')?.trim();
+            Some(name.to_owned())
+        })
+        .collect()
+}
+
+fn expand(item: &str, prefix: &mut Vec<String>, out: &mut Vec<(Vec<String>, String)>) {
     if let Some(open) = item.find('{') {
         let head: Vec<String> = item[..open]
             .split("::")
@@ -130,16 +160,21 @@ fn expand(item: &str, prefix: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
         expand(&inner[start..], prefix, out);
         prefix.truncate(n);
     } else if !item.is_empty() {
+        let (path, alias) = match item.split_once('@') {
+            Some((path, alias)) => (path, Some(alias)),
+            None => (item, None),
+        };
         let mut p = prefix.clone();
         p.extend(
-            item.split("as")
-                .next()
-                .unwrap_or("")
-                .split("::")
+            path.split("::")
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned),
         );
-        out.push(p);
+        let name = alias
+            .map(str::to_owned)
+            .or_else(|| p.last().cloned())
+            .unwrap_or_default();
+        out.push((p, name));
     }
 }
 
@@ -150,16 +185,13 @@ fn repo() -> PathBuf {
 
 #[test]
 fn no_two_files_import_each_other_in_a_cycle() {
+    let mut all = Vec::new();
     for src in ["harness/src", "crates/codec/src", "crates/model/src"] {
         let dir = repo().join(src);
         assert!(dir.join("lib.rs").is_file(), "{src}/lib.rs");
-        let found = cycles(&dir);
-        assert!(
-            found.is_empty(),
-            "import cycles in {src}:\n{}",
-            found.join("\n")
-        );
+        all.extend(cycles(&dir).into_iter().map(|c| format!("{src}: {c}")));
     }
+    assert!(all.is_empty(), "import cycles:\n{}", all.join("\n"));
 }
 
 /// The checker finds a cycle when there is one (two files of a made-up crate).
@@ -173,6 +205,31 @@ fn a_cycle_is_found() {
     let found = cycles(&dir);
     std::fs::remove_dir_all(&dir).expect("clean up");
     assert_eq!(found, ["a -> b", "b -> a"]);
+}
+
+/// A `pub use child::X` in a `lib.rs`/`mod.rs` written without `self::` is followed too: an
+/// import of `crate::X` lands in `child.rs`, so the cycle through it is found.
+#[test]
+fn a_cycle_through_a_bare_reexport_is_found() {
+    let dir =
+        std::env::temp_dir().join(format!("kipcheck-module-graph-bare-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("m")).expect("temp dir");
+    std::fs::write(dir.join("lib.rs"), "pub mod a;\npub mod m;\n").expect("write");
+    std::fs::write(
+        dir.join("m/mod.rs"),
+        "mod b;\npub(crate) mod c;\npub use b::B;\npub use c::{C, D as E};\n",
+    )
+    .expect("write");
+    std::fs::write(dir.join("a.rs"), "use crate::m::E;\npub struct A;\n").expect("write");
+    std::fs::write(dir.join("m/b.rs"), "pub struct B;\n").expect("write");
+    std::fs::write(
+        dir.join("m/c.rs"),
+        "use crate::a::A;\npub struct C;\npub struct D;\n",
+    )
+    .expect("write");
+    let found = cycles(&dir);
+    std::fs::remove_dir_all(&dir).expect("clean up");
+    assert_eq!(found, ["a -> m::c", "m::c -> a"]);
 }
 
 /// The names under a manifest's `[dependencies]` table.
@@ -220,17 +277,23 @@ fn the_sans_io_crates_depend_only_on_data_crates() {
 /// Every import cycle among the files under `src` (a crate's source root), as `from -> to`.
 fn cycles(src: &Path) -> Vec<String> {
     let mods = modules(src);
-    // Names a `mod.rs` re-exports, and the child module each comes from.
+    // Names a `mod.rs` re-exports, and the full path of the item each names.
     let mut reexports: BTreeMap<(Vec<String>, String), Vec<String>> = BTreeMap::new();
+    // Modules a `mod.rs` re-exports whole (`pub use generated::*`).
+    let mut globs: BTreeMap<Vec<String>, Vec<Vec<String>>> = BTreeMap::new();
+    let mut texts: BTreeMap<Vec<String>, String> = BTreeMap::new();
     let mut uses: BTreeMap<Vec<String>, Vec<Vec<String>>> = BTreeMap::new();
     for (m, file) in &mods {
         let text = std::fs::read_to_string(file).expect("reads");
         let is_dir_module = file
             .file_name()
             .is_some_and(|n| n == "mod.rs" || n == "lib.rs");
+        let children = declared_modules(&text);
         let mut resolved = Vec::new();
-        let inline = inline_paths(&text).into_iter().map(|p| (false, p));
-        for (is_pub, p) in use_paths(&text).into_iter().chain(inline) {
+        let inline = inline_paths(&text)
+            .into_iter()
+            .map(|p| (false, p, String::new()));
+        for (is_pub, p, name) in use_paths(&text).into_iter().chain(inline) {
             // `self` is the file's own module, each `super` one level up.
             let (mut full, rest): (Vec<String>, &[String]) = match p.first().map(String::as_str) {
                 Some("crate") => (Vec::new(), &p[1..]),
@@ -244,18 +307,27 @@ fn cycles(src: &Path) -> Vec<String> {
                     }
                     (base, rest)
                 }
+                // A bare path through a child the file declares (`pub use child::X`,
+                // `use child::y`) is relative to the file's own module.
+                Some(first) if children.contains(first) => (m.clone(), &p[..]),
                 _ => continue,
             };
             full.extend(rest.iter().cloned());
             if is_dir_module && is_pub {
-                if let Some(name) = full.last() {
-                    reexports.insert((m.clone(), name.clone()), full[..full.len() - 1].to_vec());
+                if name == "*" {
+                    globs
+                        .entry(m.clone())
+                        .or_default()
+                        .push(full[..full.len() - 1].to_vec());
+                } else {
+                    reexports.insert((m.clone(), name), full);
                 }
             } else {
                 resolved.push(full);
             }
         }
         uses.insert(m.clone(), resolved);
+        texts.insert(m.clone(), text);
     }
     // The file a path lands in: its deepest module, following re-exports of `mod.rs` names.
     let target = |p: &[String]| -> Option<Vec<String>> {
@@ -274,12 +346,25 @@ fn cycles(src: &Path) -> Vec<String> {
             let Some(next) = cur.get(k) else {
                 return Some(m);
             };
-            let Some(via) = reexports.get(&(m.clone(), next.clone())) else {
+            // A name of a glob re-export's module: one its file spells out as a word (the
+            // name of an item it defines, re-exports or builds with a macro).
+            let globbed = || {
+                globs.get(&m)?.iter().find_map(|g| {
+                    let text = texts.get(g)?;
+                    let word = |c: char| c.is_alphanumeric() || c == '_';
+                    let found = text.split(|c: char| !word(c)).any(|w| w == next.as_str());
+                    found.then(|| [g.clone(), vec![next.clone()]].concat())
+                })
+            };
+            let Some(via) = reexports
+                .get(&(m.clone(), next.clone()))
+                .cloned()
+                .or_else(globbed)
+            else {
                 // Defined in the `mod.rs` itself.
                 return Some(m);
             };
-            let mut again = via.clone();
-            again.push(next.clone());
+            let mut again = via;
             again.extend(cur[k + 1..].iter().cloned());
             cur = again;
         }

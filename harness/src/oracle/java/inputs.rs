@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use super::body::AnyBody;
-use super::compare::Pair;
 use super::normalise::without_tagged;
+use super::pair::Pair;
 use super::{Kind, OracleError};
 use crate::codec::{
     peek_request, request_header_version, response_header_version, split_frame, Message, Reader,
