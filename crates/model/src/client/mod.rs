@@ -21,6 +21,7 @@ mod handshake;
 mod interface;
 mod push;
 mod sasl;
+mod sasl_config;
 mod state;
 mod timers;
 
@@ -29,5 +30,5 @@ pub use interface::{
     CLIENT_SOFTWARE_NAME, CLIENT_SOFTWARE_VERSION, SASL_AUTHENTICATE_VERSION,
     SASL_HANDSHAKE_VERSION,
 };
-pub use sasl::uses_sasl;
+pub use sasl_config::uses_sasl;
 pub use state::ClientModel;

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::interface::{ClientConfigError, ClientOutput, HandshakeState};
-use super::sasl::{uses_sasl, Sasl};
+use super::sasl_config::{uses_sasl, Sasl};
 use crate::backoff::ExponentialBackoff;
 use crate::config_def::{client_definitions, ClientDefinitions, ClientType};
 use crate::events::{Event, LoggedEvent, NodeId};
