@@ -12,6 +12,7 @@
 use std::time::{Duration, Instant};
 
 use super::controller::{call, until_active, Registered};
+use super::level::finalized_feature;
 use super::probe::{common_version, Probe};
 use super::{IO_TIMEOUT, NOT_CONTROLLER_BACKOFF, TOPIC_PREPARE_TIMEOUT};
 use crate::adapter::error::{CallError, CleanupError, LevelError};
@@ -186,13 +187,7 @@ fn finalized_level(
     let ResponseBody::ApiVersions(av) = answer else {
         return Err(CallError::OtherApi { api: "ApiVersions" }.into());
     };
-    let level = av
-        .finalized_features
-        .iter()
-        .flatten()
-        .find(|f| f.name.as_str() == feature)
-        .map(|f| f.max_version_level);
-    match level {
+    match finalized_feature(&av, feature) {
         Some(l) => Ok(l),
         None if feature == METADATA_VERSION => Err(LevelError::NotFinalized),
         None => Ok(0),

@@ -11,10 +11,19 @@ use crate::codec::ApiVersionsResponse;
 /// valid only with `FinalizedFeaturesEpoch` >= 0 (the message definition says so).
 pub(super) fn finalized_metadata_version(answer: &ApiVersionsResponse) -> Option<i16> {
     answer
+        .finalized_features_epoch
+        .is_some_and(|e| e >= 0)
+        .then(|| finalized_feature(answer, "metadata.version"))
+        .flatten()
+}
+
+/// The level `answer`'s `FinalizedFeatures` gives `feature`, if it lists it.
+pub(super) fn finalized_feature(answer: &ApiVersionsResponse, feature: &str) -> Option<i16> {
+    answer
         .finalized_features
-        .as_deref()
-        .filter(|_| answer.finalized_features_epoch.is_some_and(|e| e >= 0))
-        .and_then(|fs| fs.iter().find(|f| f.name == "metadata.version"))
+        .iter()
+        .flatten()
+        .find(|f| f.name.as_str() == feature)
         .map(|f| f.max_version_level)
 }
 
