@@ -20,6 +20,7 @@ pub mod adapter;
 mod child;
 pub mod emulate;
 pub mod exit;
+pub mod faulty;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod interop;

@@ -16,6 +16,7 @@ pub mod client;
 pub mod cluster;
 pub mod config_def;
 pub mod controller;
+pub mod decisions;
 pub mod events;
 pub mod faults;
 pub mod hash;
@@ -41,6 +42,7 @@ pub use config_def::{
     client_definitions, ClientType, ConfigType, ConfigTypeNumbering, ConfigValue,
 };
 pub use controller::{ControllerModel, MetadataRecord, RegisteredBroker, ReplayError};
+pub use decisions::{BrokerDecisions, ClientDecisions, ControllerDecisions, Reference};
 pub use events::{Event, LoggedEvent, NodeId};
 pub use faults::{Fault, Faults};
 pub use hash::{fnv1a64, Fnv1a64};

@@ -7,6 +7,7 @@
 //! file only maps `Session` calls onto it and owns what is about frames: correlation ids,
 //! the per-connection output queues, routing a frame to the broker or the controller.
 
+use crate::faulty::Faulty;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use async_trait::async_trait;
@@ -116,14 +117,19 @@ impl ReferenceSession {
             } else {
                 ClientModel::new(c.client_type, c.config.clone(), &profile, seed)
             };
-            cluster = cluster.with_client(m.map_err(SetupError::from)?.with_faults(faults.clone()));
+            cluster = cluster.with_client(
+                m.map_err(SetupError::from)?
+                    .with_faults(faults.clone())
+                    .with_decisions(Faulty::client(&faults)),
+            );
         }
         if roles.contains(&Role::Broker) {
             let b = setup.broker.clone().unwrap_or_default();
             cluster = cluster.with_broker(
                 BrokerModel::new(b.settings(BROKER_NODE), &profile)
                     .map_err(SetupError::from)?
-                    .with_faults(faults.clone()),
+                    .with_faults(faults.clone())
+                    .with_decisions(Faulty::broker(&faults)),
             );
         }
         match &setup.controller {
@@ -140,6 +146,7 @@ impl ReferenceSession {
                 cluster = cluster.with_controller(
                     ControllerModel::new(&profile, defs, c.metadata_version, Millis::ZERO)
                         .with_node_id(c.node_id)
+                        .with_decisions(Faulty::controller(&faults))
                         .with_faults(faults)
                         .with_topics(Millis::ZERO, &c.topics),
                 );

@@ -10,6 +10,7 @@
 //! It owns no socket and no clock: the server hands it a frame and the time. It must not
 //! judge what peers send; the model decides every answer but the edge ones above.
 
+use crate::faulty::Faulty;
 use std::sync::Mutex;
 
 use crate::adapter::metadata_log::METADATA_TOPIC_ID;
@@ -154,6 +155,7 @@ impl ServedController {
         };
         let mut model = ControllerModel::new(profile, opts.defs.clone(), level, Millis::ZERO)
             .with_node_id(node_id)
+            .with_decisions(Faulty::controller(&faults))
             .with_faults(faults);
         let colocated = BrokerRegistrationRequest {
             broker_id: COLOCATED_BROKER_ID,

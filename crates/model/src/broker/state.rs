@@ -3,11 +3,13 @@
 //! (see `requests`, `push`, `registration`).
 
 use super::settings::{BrokerConfigError, BrokerSettings, PolicyVerdict};
+use crate::decisions::BrokerDecisions;
 use crate::events::{Event, LoggedEvent};
 use crate::faults::{Fault, Faults};
 use crate::profile::SpecProfile;
 use crate::server_config::ServerConfigDefs;
 use crate::time::Millis;
+use std::sync::Arc;
 
 /// The broker model.
 #[derive(Clone, Debug)]
@@ -18,6 +20,7 @@ pub struct BrokerModel {
     pub(crate) policy_invocations: u64,
     pub(crate) size_rejections: u64,
     pub(crate) faults: Faults,
+    pub(crate) decisions: Arc<dyn BrokerDecisions>,
 }
 
 impl BrokerModel {
@@ -35,7 +38,14 @@ impl BrokerModel {
             policy_invocations: 0,
             size_rejections: 0,
             faults: Faults::none(),
+            decisions: crate::decisions::reference_broker(),
         })
+    }
+
+    /// The same broker taking `decisions` (a faulty variant's; the reference's by default).
+    pub fn with_decisions(mut self, decisions: Arc<dyn BrokerDecisions>) -> Self {
+        self.decisions = decisions;
+        self
     }
 
     /// The same broker with `faults` (a faulty variant; [`Faults::none`] is the reference).

@@ -9,6 +9,7 @@ use super::interface::{ClientConfigError, ClientOutput, HandshakeState};
 use super::sasl_config::{uses_sasl, Sasl};
 use crate::backoff::ExponentialBackoff;
 use crate::config_def::{client_definitions, ClientDefinitions, ClientType};
+use crate::decisions::ClientDecisions;
 use crate::events::{Event, LoggedEvent, NodeId};
 use crate::faults::Faults;
 use crate::profile::SpecProfile;
@@ -16,6 +17,7 @@ use crate::rng::ModelRng;
 use crate::selection::{self, Selection, ENABLE_CONFIG_PUSH};
 use crate::time::Millis;
 use kipcheck_codec::PushConfigRequest;
+use std::sync::Arc;
 
 /// Where a connection's SASL authentication stands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -76,6 +78,9 @@ pub struct ClientModel {
     pub(crate) successes: u32,
     pub(crate) pushes_to_non_advertising: u32,
     pub(crate) faults: Faults,
+    /// The decisions it takes ([`Reference`](crate::decisions::Reference) unless a caller
+    /// plugs in others with [`ClientModel::with_decisions`]).
+    pub(crate) decisions: Arc<dyn ClientDecisions>,
 }
 
 pub(super) fn user_num(
@@ -181,6 +186,7 @@ impl ClientModel {
             successes: 0,
             pushes_to_non_advertising: 0,
             faults: Faults::none(),
+            decisions: crate::decisions::reference_client(),
         })
     }
 
@@ -189,6 +195,13 @@ impl ClientModel {
     pub fn with_faults(mut self, faults: Faults) -> Self {
         self.selection = selection::select_with(&self.defs, &self.user, &self.profile, &faults);
         self.faults = faults;
+        self
+    }
+
+    /// The same client taking `decisions` (a faulty variant's; the reference's by default).
+    /// Key selection is redone with them.
+    pub fn with_decisions(mut self, decisions: Arc<dyn ClientDecisions>) -> Self {
+        self.decisions = decisions;
         self
     }
 

@@ -7,12 +7,14 @@ use super::{
     ControllerModel, MetadataRecord, RegisteredBroker, ReplayError, DEFAULT_CONTROLLER_NODE_ID,
     METADATA_VERSION,
 };
+use crate::decisions::ControllerDecisions;
 use crate::events::{Event, LoggedEvent};
 use crate::faults::{Fault, Faults};
 use crate::profile::SpecProfile;
 use crate::server_config::{resource_type, ServerConfigDefs};
 use crate::time::Millis;
 use kipcheck_codec::{FeatureLevelRecord, MetadataRecordBody};
+use std::sync::Arc;
 
 impl ControllerModel {
     /// A new cluster bootstrapped at `metadata_version` (written as the first record).
@@ -47,7 +49,15 @@ impl ControllerModel {
             events: Vec::new(),
             node_id: DEFAULT_CONTROLLER_NODE_ID,
             faults: Faults::none(),
+            decisions: crate::decisions::reference_controller(),
         }
+    }
+
+    /// The same controller taking `decisions` (a faulty variant's; the reference's by default).
+    /// A controller rebuilt by [`ControllerModel::failover`] keeps them.
+    pub fn with_decisions(mut self, decisions: Arc<dyn ControllerDecisions>) -> Self {
+        self.decisions = decisions;
+        self
     }
 
     /// The same controller with `faults` (a faulty variant; [`Faults::none`] is the
@@ -76,7 +86,13 @@ impl ControllerModel {
         defs: ServerConfigDefs,
         records: &[MetadataRecord],
     ) -> Result<Self, ReplayError> {
-        Self::replay_with(profile, defs, records, Faults::none())
+        Self::replay_with(
+            profile,
+            defs,
+            records,
+            Faults::none(),
+            crate::decisions::reference_controller(),
+        )
     }
 
     /// [`replay`](Self::replay) by a controller with `faults`.
@@ -85,8 +101,11 @@ impl ControllerModel {
         defs: ServerConfigDefs,
         records: &[MetadataRecord],
         faults: Faults,
+        decisions: Arc<dyn ControllerDecisions>,
     ) -> Result<Self, ReplayError> {
-        let mut c = Self::empty(profile, defs).with_faults(faults);
+        let mut c = Self::empty(profile, defs)
+            .with_faults(faults)
+            .with_decisions(decisions);
         for (position, r) in records.iter().enumerate() {
             if r.offset != position as u64 {
                 return Err(ReplayError::OffsetGap {
@@ -111,6 +130,7 @@ impl ControllerModel {
             self.defs.clone(),
             &self.log,
             self.faults.clone(),
+            self.decisions.clone(),
         )?
         .with_node_id(self.node_id))
     }

@@ -15,11 +15,13 @@
 
 use std::collections::BTreeMap;
 
+use crate::decisions::ControllerDecisions;
 use crate::events::LoggedEvent;
 use crate::faults::Faults;
 use crate::profile::SpecProfile;
 use crate::server_config::ServerConfigDefs;
 use kipcheck_codec::{MetadataRecordBody, Uuid};
+use std::sync::Arc;
 
 mod alter_configs;
 pub mod describe;
@@ -92,6 +94,7 @@ pub struct ControllerModel {
     /// This controller's `node.id` (in combined mode also a broker's).
     pub(super) node_id: i32,
     pub(super) faults: Faults,
+    pub(super) decisions: Arc<dyn ControllerDecisions>,
 }
 
 /// The node id a controller model has unless told otherwise.

@@ -3,6 +3,7 @@
 //! timer, and each model output performed. Writing requests and taking frames back is
 //! `wire.rs`'; what only [`ConnectionStyle::Java`] does is `java.rs`'. Judges nothing.
 
+use crate::faulty::Faulty;
 use std::collections::{BTreeMap, VecDeque};
 use std::time::{Duration, Instant};
 
@@ -92,6 +93,7 @@ pub async fn run_client_styled(
     } else {
         ClientModel::new(setup.client_type, setup.user_config.clone(), &profile, seed)
     }?
+    .with_decisions(Faulty::client(&faults))
     .with_faults(faults);
     let agent = match style {
         ConnectionStyle::Reference => None,
