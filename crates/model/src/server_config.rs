@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::config_def::{ConfigType, ConfigValue};
+use super::decisions::{ControllerDecisions, Reference};
 use super::faults::{Fault, Faults};
 use super::validators::{MvValidators, ValidationFailure, Validator};
 
@@ -306,27 +307,19 @@ impl ServerConfigDefs {
         value: &str,
         level: i16,
     ) -> Result<(), ConfigCheckFailure> {
-        Self::check_mv_with(name, key, value, level, &Faults::none())
+        Self::check_mv_with(name, key, value, level, &Reference)
     }
 
-    /// [`check_mv`](Self::check_mv) as a controller with `faults` runs it.
+    /// [`check_mv`](Self::check_mv) with the validators in force at `level` as `decisions`
+    /// chooses them.
     pub fn check_mv_with(
         name: &str,
         key: &ServerConfigKey,
         value: &str,
         level: i16,
-        faults: &Faults,
+        decisions: &dyn ControllerDecisions,
     ) -> Result<(), ConfigCheckFailure> {
-        let mv = &key.mv_validators;
-        let chosen: Vec<(i16, &Validator)> = if faults.has(Fault::AppliesEveryMvValidator) {
-            mv.up_to(level)
-        } else if faults.has(Fault::MvValidatorCeiling) {
-            mv.ceiling(level).into_iter().collect()
-        } else if faults.has(Fault::MvFloorStrictlyBelow) {
-            mv.strictly_below(level).into_iter().collect()
-        } else {
-            mv.floor(level).into_iter().collect()
-        };
+        let chosen = decisions.mv_validators_in_force(&key.mv_validators, level);
         if chosen.is_empty() {
             return Ok(());
         }

@@ -128,22 +128,6 @@ impl MvValidators {
         self.0.range(..=level).next_back().map(|(l, v)| (*l, v))
     }
 
-    /// The entry with the lowest key ≥ `level` (ceiling: the wrong reading, for a faulty
-    /// variant); `None` above the highest key.
-    pub fn ceiling(&self, level: i16) -> Option<(i16, &Validator)> {
-        self.0.range(level..).next().map(|(l, v)| (*l, v))
-    }
-
-    /// The entry with the highest key < `level` (the floor off by one: a faulty variant).
-    pub fn strictly_below(&self, level: i16) -> Option<(i16, &Validator)> {
-        self.0.range(..level).next_back().map(|(l, v)| (*l, v))
-    }
-
-    /// Every entry with a key ≤ `level`, lowest first (all of them applied: a faulty variant).
-    pub fn up_to(&self, level: i16) -> Vec<(i16, &Validator)> {
-        self.0.range(..=level).map(|(l, v)| (*l, v)).collect()
-    }
-
     /// True if no level has a validator.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
@@ -225,11 +209,5 @@ mod tests {
         assert_eq!(m.floor(10).map(|x| x.0), Some(10));
         assert_eq!(m.floor(19).map(|x| x.0), Some(10));
         assert_eq!(m.floor(25).map(|x| x.0), Some(20));
-        assert_eq!(m.strictly_below(20).map(|x| x.0), Some(10));
-        assert_eq!(m.strictly_below(10), None);
-        let levels = |v: Vec<(i16, &Validator)>| v.into_iter().map(|x| x.0).collect::<Vec<_>>();
-        assert_eq!(levels(m.up_to(20)), vec![10, 20]);
-        assert_eq!(levels(m.up_to(19)), vec![10]);
-        assert_eq!(levels(m.up_to(9)), Vec::<i16>::new());
     }
 }

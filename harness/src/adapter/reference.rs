@@ -147,7 +147,6 @@ impl ReferenceSession {
                     ControllerModel::new(&profile, defs, c.metadata_version, Millis::ZERO)
                         .with_node_id(c.node_id)
                         .with_decisions(Faulty::controller(&faults))
-                        .with_faults(faults)
                         .with_topics(Millis::ZERO, &c.topics),
                 );
             }

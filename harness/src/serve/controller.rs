@@ -155,8 +155,7 @@ impl ServedController {
         };
         let mut model = ControllerModel::new(profile, opts.defs.clone(), level, Millis::ZERO)
             .with_node_id(node_id)
-            .with_decisions(Faulty::controller(&faults))
-            .with_faults(faults);
+            .with_decisions(Faulty::controller(&faults));
         let colocated = BrokerRegistrationRequest {
             broker_id: COLOCATED_BROKER_ID,
             cluster_id: opts.cluster_id.as_str().into(),
@@ -184,7 +183,7 @@ impl ServedController {
     }
 
     /// Fails over: the model is replaced by its successor rebuilt from its own metadata log
-    /// ([`ControllerModel::failover`]: same faults, so a faulty replay stays faulty). Its
+    /// ([`ControllerModel::failover`]: same decisions, so a faulty replay stays faulty). Its
     /// cluster id, listener and log (the successor's is the same records) are kept.
     pub(super) fn fail_over(&self) -> Result<(), FailoverFailed> {
         let mut model = self.model.lock().map_err(|_| FailoverFailed::Poisoned)?;

@@ -7,7 +7,6 @@ use std::collections::BTreeMap;
 use super::ControllerModel;
 use crate::config_def::{ConfigType, ConfigValue};
 use crate::events::Event;
-use crate::faults::Fault;
 use crate::server_config::{resource_type, ServerConfigDefs};
 use crate::time::Millis;
 use kipcheck_codec::alter_configs_request as legacy_req;
@@ -33,7 +32,7 @@ type ResourceOutcome = Result<BTreeMap<String, String>, (ErrorCode, String)>;
 
 impl ControllerModel {
     /// Checks one value against the definitions of its resource type at the current level.
-    /// `legacy` is true for AlterConfigs (the API a faulty variant forgets MV checks in).
+    /// `legacy` is true for AlterConfigs, false for IncrementalAlterConfigs.
     pub(crate) fn check_value(
         &self,
         rtype: i8,
@@ -57,21 +56,15 @@ impl ControllerModel {
             }
             return Ok(());
         };
-        let replaced = self.faults.has(Fault::MvValidatorReplacesStatic)
-            && key.mv_validators.floor(self.metadata_version()).is_some();
-        if (legacy || !self.faults.has(Fault::IncrementalAlterSkipsStaticValidator)) && !replaced {
+        let level = self.metadata_version();
+        if self.decisions.runs_static_validator(legacy, key, level) {
             ServerConfigDefs::check_static(name, key, value)
                 .map_err(|e| (invalid_value, e.to_string()))?;
         }
-        let skipped = if legacy {
-            Fault::AlterConfigsSkipsMvValidators
-        } else {
-            Fault::IncrementalAlterSkipsMvValidators
-        };
-        if self.faults.has(skipped) {
+        if !self.decisions.runs_mv_validators(legacy) {
             return Ok(());
         }
-        ServerConfigDefs::check_mv_with(name, key, value, self.metadata_version(), &self.faults)
+        ServerConfigDefs::check_mv_with(name, key, value, level, &*self.decisions)
             .map_err(|e| (ErrorCode::INVALID_CONFIG, e.to_string()))
     }
 
@@ -79,7 +72,7 @@ impl ControllerModel {
     /// `ConfigurationControlManager.validateAlterConfig` calls its existence checker after the
     /// config validator: a resource that fails both is INVALID_CONFIG.
     pub(super) fn check_exists(&self, rtype: i8, rname: &str) -> Result<(), (ErrorCode, String)> {
-        let missing = !self.topics.contains_key(rname) && !self.faults.has(Fault::EveryTopicExists);
+        let missing = !self.decisions.topic_exists(rname, &self.topics);
         if rtype == resource_type::TOPIC && missing {
             return Err(super::topics::unknown_topic(rname));
         }
@@ -93,10 +86,10 @@ impl ControllerModel {
         rname: &str,
         names: impl Iterator<Item = &'a str>,
     ) -> Result<(), (ErrorCode, String)> {
-        let wrong_code = self.faults.has(Fault::Kip1256WrongErrorCode);
+        let refusal = self.decisions.structural_refusal_code();
         self.structural_checks_reference(rtype, rname, names)
             .map_err(|(code, msg)| match code {
-                ErrorCode::INVALID_REQUEST if wrong_code => (ErrorCode::INVALID_CONFIG, msg),
+                ErrorCode::INVALID_REQUEST => (refusal, msg),
                 code => (code, msg),
             })
     }
@@ -190,7 +183,7 @@ impl ControllerModel {
                         validate_only,
                     },
                 );
-                if !validate_only || self.faults.has(Fault::ValidateOnlyWrites) {
+                if self.decisions.writes_accepted_configs(validate_only) {
                     self.write_configs(now, rtype, rname, new);
                 }
                 (0, None)
@@ -332,12 +325,11 @@ impl ControllerModel {
                     apply_list_op(current, list_op == op::APPEND, &value)
                 }
             };
-            let checked =
-                if c.config_operation != op::SET && self.faults.has(Fault::ListOpValidatesDelta) {
-                    &value
-                } else {
-                    &result
-                };
+            let checked = if c.config_operation == op::SET {
+                &result
+            } else {
+                self.decisions.list_op_validated_value(&value, &result)
+            };
             self.check_value(rtype, &c.name, checked, false)?;
             new.insert(c.name.to_string(), result);
         }

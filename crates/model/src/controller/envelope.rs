@@ -8,7 +8,6 @@
 //! IPv6 address is INVALID_REQUEST on the Envelope itself, with a null ResponseData.
 
 use super::ControllerModel;
-use crate::faults::Fault;
 use crate::time::Millis;
 use kipcheck_codec::{
     self as codec, ApiKey, Bytes, EnvelopeRequest, EnvelopeResponse, ErrorCode, RequestBody,
@@ -90,11 +89,9 @@ impl ControllerModel {
             correlation_id: inner.header.correlation_id,
             ..Default::default()
         };
-        let data = if self.faults.has(Fault::ForwardedResponseWithoutHeader) {
-            answer.to_bytes(version)
-        } else {
-            codec::encode_response_frame(&header, &answer, version).map(|f| f[4..].to_vec())
-        };
+        let data = self
+            .decisions
+            .envelope_response_data(&header, &answer, version);
         match data {
             Ok(data) => EnvelopeResponse {
                 response_data: Some(Bytes(data)),

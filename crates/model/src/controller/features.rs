@@ -3,8 +3,7 @@
 
 use super::{ControllerModel, METADATA_VERSION};
 use crate::events::Event;
-use crate::faults::Fault;
-use crate::profile::{AuditDirection, UpdateFeaturesPrecedence};
+use crate::profile::UpdateFeaturesPrecedence;
 use crate::server_config::ServerConfigDefs;
 use crate::time::Millis;
 use kipcheck_codec::update_features_response::UpdatableFeatureResult;
@@ -18,11 +17,10 @@ impl ControllerModel {
     /// configs (in memory) and dynamic ConfigRecords, as messages naming the config.
     pub fn audit(&self, level: i16) -> Vec<String> {
         let mut out = Vec::new();
-        let brokers = if self.faults.has(Fault::AuditSkipsStaticConfigs) {
-            None
-        } else {
-            Some(&self.brokers)
-        };
+        let brokers = self
+            .decisions
+            .audits_static_configs()
+            .then_some(&self.brokers);
         for (id, b) in brokers.into_iter().flatten() {
             for v in self.static_violations(level, &b.static_configs) {
                 out.push(format!("broker {id} static config: {v}"));
@@ -35,7 +33,7 @@ impl ControllerModel {
             for (name, value) in configs {
                 let Some(key) = defs.get(name) else { continue };
                 if let Err(e) =
-                    ServerConfigDefs::check_mv_with(name, key, value, level, &self.faults)
+                    ServerConfigDefs::check_mv_with(name, key, value, level, &*self.decisions)
                 {
                     out.push(format!("resource {rtype}:{rname} config: {e}"));
                 }
@@ -53,23 +51,12 @@ impl ControllerModel {
         to: i16,
         validate_only: bool,
     ) -> Option<String> {
-        let direction = if self.faults.has(Fault::AuditOnUpgradeOnly) {
-            AuditDirection::UpgradeOnly
-        } else {
-            self.profile.audit_direction
-        };
-        let audited = match direction {
-            AuditDirection::Both => to != from,
-            AuditDirection::UpgradeOnly => to > from,
-        };
-        if !audited || (validate_only && self.faults.has(Fault::ValidateOnlySkipsAudit)) {
-            return None;
-        }
-        let at = if self.faults.has(Fault::AuditAtCurrentLevel) {
-            from
-        } else {
-            to
-        };
+        let at = self.decisions.metadata_version_audit_level(
+            from,
+            to,
+            validate_only,
+            self.profile.audit_direction,
+        )?;
         let violations = self.audit(at);
         self.log_event(
             now,
@@ -107,7 +94,7 @@ impl ControllerModel {
                     message: message.clone(),
                 },
             );
-            if audit && this.faults.has(Fault::AuditErrorPerFeature) {
+            if audit && !this.decisions.audit_refusal_at_top_level() {
                 let result = UpdatableFeatureResult {
                     feature: METADATA_VERSION.into(),
                     error_code: code.0,

@@ -9,7 +9,6 @@ use super::{
 };
 use crate::decisions::ControllerDecisions;
 use crate::events::{Event, LoggedEvent};
-use crate::faults::{Fault, Faults};
 use crate::profile::SpecProfile;
 use crate::server_config::{resource_type, ServerConfigDefs};
 use crate::time::Millis;
@@ -48,7 +47,6 @@ impl ControllerModel {
             log: Vec::new(),
             events: Vec::new(),
             node_id: DEFAULT_CONTROLLER_NODE_ID,
-            faults: Faults::none(),
             decisions: crate::decisions::reference_controller(),
         }
     }
@@ -57,13 +55,6 @@ impl ControllerModel {
     /// A controller rebuilt by [`ControllerModel::failover`] keeps them.
     pub fn with_decisions(mut self, decisions: Arc<dyn ControllerDecisions>) -> Self {
         self.decisions = decisions;
-        self
-    }
-
-    /// The same controller with `faults` (a faulty variant; [`Faults::none`] is the
-    /// reference). A controller rebuilt by failover needs [`ControllerModel::replay_with`].
-    pub fn with_faults(mut self, faults: Faults) -> Self {
-        self.faults = faults;
         self
     }
 
@@ -90,22 +81,19 @@ impl ControllerModel {
             profile,
             defs,
             records,
-            Faults::none(),
             crate::decisions::reference_controller(),
         )
     }
 
-    /// [`replay`](Self::replay) by a controller with `faults`.
+    /// [`replay`](Self::replay) by a controller taking `decisions` (replaying applies each
+    /// record as they decide).
     pub fn replay_with(
         profile: &SpecProfile,
         defs: ServerConfigDefs,
         records: &[MetadataRecord],
-        faults: Faults,
         decisions: Arc<dyn ControllerDecisions>,
     ) -> Result<Self, ReplayError> {
-        let mut c = Self::empty(profile, defs)
-            .with_faults(faults)
-            .with_decisions(decisions);
+        let mut c = Self::empty(profile, defs).with_decisions(decisions);
         for (position, r) in records.iter().enumerate() {
             if r.offset != position as u64 {
                 return Err(ReplayError::OffsetGap {
@@ -123,13 +111,12 @@ impl ControllerModel {
     }
 
     /// This controller's successor after a failover: rebuilt from the metadata log with the
-    /// same profile, definitions, faults and node id.
+    /// same profile, definitions, decisions and node id.
     pub fn failover(&self) -> Result<Self, ReplayError> {
         Ok(Self::replay_with(
             &self.profile,
             self.defs.clone(),
             &self.log,
-            self.faults.clone(),
             self.decisions.clone(),
         )?
         .with_node_id(self.node_id))
@@ -160,12 +147,12 @@ impl ControllerModel {
                 }
             }
             MetadataRecordBody::RegisterBrokerRecord(rb) => {
-                let lose = self.faults.has(Fault::LosesStaticConfigsOnFailover);
+                let applied = self.decisions.applies_record_static_configs();
                 let statics: BTreeMap<String, Option<String>> = rb
                     .static_configs
                     .iter()
                     .flatten()
-                    .filter(|_| !lose)
+                    .filter(|_| applied)
                     .map(|s| (s.name.to_string(), s.value.as_ref().map(|v| v.to_string())))
                     .collect();
                 self.brokers.insert(
@@ -270,9 +257,6 @@ impl ControllerModel {
             self.metadata_version(),
             self.profile.static_config_persistence_level,
         );
-        if self.faults.has(Fault::PersistsOnlyAboveEnablingVersion) {
-            return level > enabling;
-        }
-        level >= enabling || self.faults.has(Fault::PersistsBelowEnablingVersion)
+        self.decisions.persists_static_configs(level, enabling)
     }
 }

@@ -17,7 +17,6 @@ use std::collections::BTreeMap;
 
 use crate::decisions::ControllerDecisions;
 use crate::events::LoggedEvent;
-use crate::faults::Faults;
 use crate::profile::SpecProfile;
 use crate::server_config::ServerConfigDefs;
 use kipcheck_codec::{MetadataRecordBody, Uuid};
@@ -93,7 +92,6 @@ pub struct ControllerModel {
     pub(super) events: Vec<LoggedEvent>,
     /// This controller's `node.id` (in combined mode also a broker's).
     pub(super) node_id: i32,
-    pub(super) faults: Faults,
     pub(super) decisions: Arc<dyn ControllerDecisions>,
 }
 

@@ -3,17 +3,14 @@
 
 use std::collections::BTreeMap;
 
-use super::{ControllerModel, METADATA_VERSION};
+use super::ControllerModel;
 use crate::events::Event;
-use crate::faults::Fault;
 use crate::profile::Reregistration;
 use crate::server_config::ServerConfigDefs;
 use crate::time::Millis;
 use kipcheck_codec::register_broker_record::{BrokerEndpoint, BrokerFeature, BrokerStaticConfig};
-use kipcheck_codec::Bytes;
 use kipcheck_codec::{
-    BrokerRegistrationRequest, BrokerRegistrationResponse, ErrorCode, MetadataRecordBody,
-    RegisterBrokerRecord,
+    BrokerRegistrationRequest, BrokerRegistrationResponse, MetadataRecordBody, RegisterBrokerRecord,
 };
 
 impl ControllerModel {
@@ -28,7 +25,7 @@ impl ControllerModel {
             .filter_map(|(name, value)| {
                 let key = self.defs.broker.get(name)?;
                 let value = value.as_ref()?;
-                ServerConfigDefs::check_mv_with(name, key, value, level, &self.faults)
+                ServerConfigDefs::check_mv_with(name, key, value, level, &*self.decisions)
                     .err()
                     .map(|e| e.to_string())
             })
@@ -55,31 +52,23 @@ impl ControllerModel {
             for s in req.static_configs.iter().flatten() {
                 let value = s.value.as_ref().map(|v| v.to_string());
                 let default = self.defs.broker.get(s.name.as_str()).map(|k| &k.default);
-                if self.faults.has(Fault::DropsDefaultStaticConfigs) && default == Some(&value) {
+                if !self.decisions.holds_reported_static_config(&value, default) {
                     continue;
                 }
                 statics.insert(s.name.to_string(), value);
             }
         }
-        let level = if self.faults.has(Fault::RegistrationAuditAtBrokerMax) {
-            req.features
-                .iter()
-                .find(|f| f.name == METADATA_VERSION)
-                .map_or(self.metadata_version(), |f| f.max_supported_version)
-        } else {
-            self.metadata_version()
-        };
-        let violations = if self.faults.has(Fault::NoRegistrationAudit) {
-            Vec::new()
-        } else {
-            self.static_violations(level, &statics)
+        let audit = self
+            .decisions
+            .registration_audit_level(self.metadata_version(), req);
+        let (level, violations) = match audit {
+            Some(level) => (level, self.static_violations(level, &statics)),
+            None => (self.metadata_version(), Vec::new()),
         };
         if !violations.is_empty() {
-            let code = if self.faults.has(Fault::RegistrationWrongErrorCode) {
-                ErrorCode::INVALID_CONFIG
-            } else {
-                self.profile.registration_rejection.code()
-            };
+            let code = self
+                .decisions
+                .registration_refusal_code(self.profile.registration_rejection.code());
             let message = format!(
                 "Broker {} static configs violate metadata.version {level}: {}",
                 req.broker_id,
@@ -93,7 +82,7 @@ impl ControllerModel {
                     message,
                 },
             );
-            if self.faults.has(Fault::FencedRecordForRefusedRegistration) {
+            if self.decisions.records_refused_registration() {
                 self.append_registration(now, req, &statics);
             }
             return BrokerRegistrationResponse {
@@ -134,7 +123,7 @@ impl ControllerModel {
         let persist = self.persists_static_configs();
         let record_version = if persist { 5 } else { 4 };
         let epoch = self.log.len() as i64;
-        let mut record = RegisterBrokerRecord {
+        let record = RegisterBrokerRecord {
             broker_id: req.broker_id,
             incarnation_id: req.incarnation_id,
             broker_epoch: epoch,
@@ -177,17 +166,9 @@ impl ControllerModel {
             },
             ..Default::default()
         };
-        if self.faults.has(Fault::StaticConfigsWrongTag) {
-            if let Some(configs) = record.static_configs.take() {
-                let mut bytes = Vec::new();
-                kipcheck_codec::put_uvarint(&mut bytes, configs.len() as u32 + 1);
-                for c in &configs {
-                    // Encoding a decoded-or-built struct at its own version cannot fail.
-                    let _ = c.encode_body(&mut bytes, record_version);
-                }
-                record.unknown_tagged_fields.0.insert(3, Bytes(bytes));
-            }
-        }
+        let record = self
+            .decisions
+            .register_broker_record_as_written(record, record_version);
         let persisted = record.static_configs.is_some();
         self.append(
             now,
