@@ -233,7 +233,8 @@ pub enum EntryRefusal {
 /// refused (there is no `ConfigDef.Type` to hand the policy). Under
 /// [`BrokerEntryChecks::Broker`] CLASS/PASSWORD entries and values that do not parse as their
 /// type are refused too; under [`BrokerEntryChecks::Policy`] they reach the policy, an
-/// unparsable value as its raw text (`ConfigValue::String`) with the declared type.
+/// unparsable value as its raw text (`ConfigValue::String`) with the declared type. Both
+/// refusals are `decisions`' (`refuses_sensitive_type`, `refuses_unparsable_value`).
 pub(super) fn check_entry(
     numbering: crate::config_def::ConfigTypeNumbering,
     checks: BrokerEntryChecks,
