@@ -5,8 +5,8 @@
 use super::broker::BrokerModel;
 use super::client::{ClientModel, HandshakeState};
 use super::controller::ControllerModel;
+use super::decisions::Reference;
 use super::events::Event;
-use super::faults::Faults;
 use super::selection::request_size;
 use super::sensitivity::classify;
 
@@ -133,7 +133,7 @@ impl BrokerModel {
             let mv = self.mv_validators_count();
             check(
                 M,
-                key.is_some_and(|k| k.is_reported_with(&Faults::none(), mv)),
+                key.is_some_and(|k| k.is_reported_with(&Reference, mv)),
                 || format!("static config {} must not be reported", s.name),
             )?;
         }

@@ -4,6 +4,7 @@
 //! `ControllerReportPolicy`. Also the `ConfigResource.Type` numbers. Judges values; never
 //! stores them.
 
+use super::decisions::{BrokerDecisions, Reference};
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -66,20 +67,22 @@ impl ServerConfigKey {
 
     /// KIP-1326's inclusion rule: has a validator, policy is not NEVER, type is not PASSWORD.
     pub fn is_reported(&self) -> bool {
-        self.is_reported_with(&Faults::none(), false)
+        self.is_reported_with(&Reference, false)
     }
 
-    /// [`is_reported`](Self::is_reported) as a broker with `faults` applies it;
+    /// [`is_reported`](Self::is_reported) as a broker taking `decisions` applies it;
     /// `mv_validators_count` = KIP-1294 MV validators count as "a Validator" (profile
     /// `mv_validator_inclusion: counts`).
-    pub fn is_reported_with(&self, faults: &Faults, mv_validators_count: bool) -> bool {
-        (self.validator.is_some()
-            || (mv_validators_count && !self.mv_validators.is_empty())
-            || faults.has(Fault::ReportsValidatorlessConfigs))
-            && (self.report_policy != ReportPolicy::Never || faults.has(Fault::ReportsNeverConfigs))
-            && (self.ty != ConfigType::Password
-                || faults.has(Fault::ReportsPasswordConfigs)
-                || faults.has(Fault::ReportsPasswordAsNull))
+    pub fn is_reported_with(
+        &self,
+        decisions: &dyn BrokerDecisions,
+        mv_validators_count: bool,
+    ) -> bool {
+        decisions.reports_static_config(
+            self.validator.is_some() || (mv_validators_count && !self.mv_validators.is_empty()),
+            self.report_policy == ReportPolicy::Never,
+            self.ty == ConfigType::Password,
+        )
     }
 }
 

@@ -128,7 +128,6 @@ impl ReferenceSession {
             cluster = cluster.with_broker(
                 BrokerModel::new(b.settings(BROKER_NODE), &profile)
                     .map_err(SetupError::from)?
-                    .with_faults(faults.clone())
                     .with_decisions(Faulty::broker(&faults)),
             );
         }

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use super::settings::{BrokerReply, PolicyVerdict};
 use super::state::BrokerModel;
 use crate::config_def::{ConfigType, ConfigValue};
+use crate::decisions::BrokerDecisions;
 use crate::events::{Event, PolicyConfig};
-use crate::faults::{Fault, Faults};
 use crate::profile::{BrokerEntryChecks, PushConfigAuthorization, SizeMeasure};
 use crate::time::Millis;
 use kipcheck_codec::{ErrorCode, Message, PushConfigRequest, PushConfigResponse, ResponseBody};
@@ -53,10 +53,10 @@ impl BrokerModel {
         body_len: usize,
         header_len: usize,
     ) -> PushConfigResponse {
-        let mut size = measure(self.profile.size_measure, req, body_len) + header_len;
-        if self.faults.has(Fault::MeasuresFramePrefix) {
-            size += 4;
-        }
+        let measured = measure(self.profile.size_measure, req, body_len);
+        let size = self
+            .decisions
+            .push_size(measured, header_len, FRAME_SIZE_PREFIX_LEN);
         let max = self.max_bytes();
         self.log(
             now,
@@ -65,21 +65,11 @@ impl BrokerModel {
                 max_bytes: max,
             },
         );
-        let throttle = if self.faults.has(Fault::DropsThrottleTime) {
-            0
-        } else {
-            self.settings.throttle_time_ms
-        };
+        let throttle = self
+            .decisions
+            .response_throttle_ms(self.settings.throttle_time_ms);
         let reject = |this: &mut Self, code: ErrorCode, message: String, policy_called: bool| {
-            let code = if code == ErrorCode::INVALID_CONFIG
-                && this
-                    .faults
-                    .has(Fault::PolicyViolationInsteadOfInvalidConfig)
-            {
-                ErrorCode::POLICY_VIOLATION
-            } else {
-                code
-            };
+            let code = this.decisions.push_error_code(code);
             this.log(
                 now,
                 Event::PushConfigRejected {
@@ -106,35 +96,26 @@ impl BrokerModel {
                 false,
             );
         }
-        let too_large = if self.faults.has(Fault::NoSizeCheck) {
-            false
-        } else if self.faults.has(Fault::SizeLimitInclusive) {
-            size >= max as usize
-        } else {
-            size > max as usize
-        };
-        let size_after_policy = self.faults.has(Fault::SizeCheckAfterPolicy);
+        let too_large = self.decisions.exceeds_max_bytes(size, max);
+        let size_after_policy = !self.decisions.checks_size_before_policy();
         let size_msg =
             format!("PushConfig request of {size} bytes exceeds client.config.max.bytes ({max})");
         if too_large && !size_after_policy {
             self.size_rejections += 1;
             return reject(self, ErrorCode::CONFIG_TOO_LARGE, size_msg, false);
         }
-        let numbering = if self.faults.has(Fault::BrokerOlderTypeNumbering) {
-            crate::config_def::ConfigTypeNumbering::OlderKipEnum
-        } else {
-            self.profile.config_type_numbering
-        };
-        if req.configs.is_empty() && self.faults.has(Fault::RefusesEmptyConfigs) {
+        let numbering = self
+            .decisions
+            .config_type_numbering(self.profile.config_type_numbering);
+        if req.configs.is_empty() && !self.decisions.admits_empty_configs() {
             let message = "PushConfig request has no Configs".to_string();
             return reject(self, ErrorCode::INVALID_CONFIG, message, false);
         }
         let mut configs = Vec::with_capacity(req.configs.len());
         for c in &req.configs {
-            match check_entry(numbering, self.profile.broker_entry_checks, &self.faults, c) {
-                Ok(pc)
-                    if self.faults.has(Fault::DropsSensitiveEntries)
-                        && matches!(pc.ty, ConfigType::Class | ConfigType::Password) => {}
+            let checks = self.profile.broker_entry_checks;
+            match check_entry(numbering, checks, self.decisions.as_ref(), c) {
+                Ok(pc) if !self.decisions.hands_to_policy(&pc) => {}
                 Ok(pc) => configs.push(pc),
                 Err(refusal) => {
                     return reject(self, ErrorCode::INVALID_CONFIG, refusal.to_string(), false)
@@ -156,7 +137,7 @@ impl BrokerModel {
         match self.settings.policy.clone() {
             Some(PolicyVerdict::Reject { message }) => {
                 let mut resp = reject(self, ErrorCode::INVALID_CONFIG, message, true);
-                if self.faults.has(Fault::DropsPolicyMessage) {
+                if !self.decisions.keeps_policy_message() {
                     resp.error_message = None;
                 }
                 resp
@@ -182,6 +163,9 @@ impl BrokerModel {
         }
     }
 }
+
+/// The length of a Kafka frame's int32 size prefix, which precedes the request header.
+const FRAME_SIZE_PREFIX_LEN: usize = 4;
 
 /// The size of a decoded PushConfig under `m`; `body_len` is the received body length.
 pub fn measure(m: SizeMeasure, req: &PushConfigRequest, body_len: usize) -> usize {
@@ -249,11 +233,12 @@ pub enum EntryRefusal {
 /// refused (there is no `ConfigDef.Type` to hand the policy). Under
 /// [`BrokerEntryChecks::Broker`] CLASS/PASSWORD entries and values that do not parse as their
 /// type are refused too; under [`BrokerEntryChecks::Policy`] they reach the policy, an
-/// unparsable value as its raw text (`ConfigValue::String`) with the declared type.
+/// unparsable value as its raw text (`ConfigValue::String`) with the declared type. Both
+/// refusals are `decisions`' (`refuses_sensitive_type`, `refuses_unparsable_value`).
 pub(super) fn check_entry(
     numbering: crate::config_def::ConfigTypeNumbering,
     checks: BrokerEntryChecks,
-    faults: &Faults,
+    decisions: &dyn BrokerDecisions,
     c: &kipcheck_codec::push_config_request::Config,
 ) -> Result<PolicyConfig, EntryRefusal> {
     let Some(ty) = numbering.from_wire(c.config_type) else {
@@ -262,11 +247,7 @@ pub(super) fn check_entry(
             config_type: c.config_type,
         });
     };
-    let broker_checks = checks == BrokerEntryChecks::Broker;
-    if broker_checks
-        && !faults.has(Fault::AcceptsSensitiveTypes)
-        && matches!(ty, ConfigType::Class | ConfigType::Password)
-    {
+    if decisions.refuses_sensitive_type(checks, ty) {
         return Err(EntryRefusal::SensitiveType {
             key: c.config_key.to_string(),
             ty,
@@ -274,7 +255,7 @@ pub(super) fn check_entry(
     }
     let value = match ConfigValue::parse(ty, &c.config_value) {
         Ok(v) => v,
-        Err(_) if !broker_checks || faults.has(Fault::SkipsValueParsing) => {
+        Err(_) if !decisions.refuses_unparsable_value(checks) => {
             ConfigValue::String(c.config_value.to_string())
         }
         Err(_) => {

@@ -3,8 +3,7 @@
 //! controller. It sends nothing and talks to no controller.
 
 use super::state::BrokerModel;
-use crate::config_def::{ConfigType, ConfigValue};
-use crate::faults::Fault;
+use crate::config_def::ConfigValue;
 use crate::profile::MvValidatorInclusion;
 use kipcheck_codec::broker_registration_request::{Feature, Listener, StaticConfig};
 use kipcheck_codec::{BrokerRegistrationRequest, Message, Uuid};
@@ -24,9 +23,11 @@ impl BrokerModel {
             .defs
             .broker
             .iter()
-            .filter(|(_, key)| key.is_reported_with(&self.faults, self.mv_validators_count()))
+            .filter(|(_, key)| {
+                key.is_reported_with(self.decisions.as_ref(), self.mv_validators_count())
+            })
             .filter_map(|(name, key)| {
-                if key.ty == ConfigType::Password && self.faults.has(Fault::ReportsPasswordAsNull) {
+                if self.decisions.reports_null_value(key.ty) {
                     return Some(StaticConfig {
                         name: name.as_str().into(),
                         value: None,
@@ -34,21 +35,11 @@ impl BrokerModel {
                     });
                 }
                 let explicit = self.settings.server_properties.get(name).cloned();
-                let raw = if self.faults.has(Fault::ReportsOnlyExplicitConfigs) {
-                    explicit?
-                } else {
-                    explicit.or_else(|| key.default.clone())?
-                };
+                let raw = self
+                    .decisions
+                    .effective_static_value(explicit, key.default.clone())?;
                 let parsed = ConfigValue::parse(key.ty, &raw).ok()?;
-                let value = match parsed {
-                    // Java's `String.valueOf(List)` is `AbstractCollection.toString`.
-                    ConfigValue::List(items)
-                        if self.faults.has(Fault::StaticConfigsStringValueOf) =>
-                    {
-                        format!("[{}]", items.join(", "))
-                    }
-                    parsed => parsed.convert_to_string(),
-                };
+                let value = self.decisions.render_static_value(&parsed);
                 Some(StaticConfig {
                     name: name.as_str().into(),
                     value: Some(value.into()),

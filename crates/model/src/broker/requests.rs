@@ -6,7 +6,6 @@ use super::settings::{BrokerReply, BrokerRequest};
 use super::state::BrokerModel;
 use crate::api_versions::{api_versions_unsupported, handshake_api_versions};
 use crate::events::Event;
-use crate::faults::Fault;
 use crate::profile::UnadvertisedPushConfigReply;
 use crate::time::Millis;
 use kipcheck_codec::{
@@ -36,7 +35,7 @@ impl BrokerModel {
     }
 
     /// [`handle_request`](Self::handle_request) for a request whose header took `header_len`
-    /// bytes on the wire (no size measure counts them; a faulty variant does).
+    /// bytes on the wire (no size measure counts them: see `BrokerDecisions::push_size`).
     pub fn handle_framed_request(
         &mut self,
         now: Millis,
@@ -85,13 +84,8 @@ impl BrokerModel {
             Ok(d) => d,
             Err(e) => return self.close(now, format!("PushConfig decode error: {e}")),
         };
-        let counted = if self.faults.has(Fault::SizeCountsHeader) {
-            header_len
-        } else {
-            0
-        };
-        let resp = self.handle_push_config_sized(now, &decoded, req.body.len(), counted);
-        let then_close = resp.error_code != 0 && self.faults.has(Fault::ClosesAfterErrorResponse);
+        let resp = self.handle_push_config_sized(now, &decoded, req.body.len(), header_len);
+        let then_close = self.decisions.closes_after_push_response(resp.error_code);
         BrokerReply::Response {
             api_key: req.api_key,
             api_version: req.api_version,

@@ -111,7 +111,8 @@ pub enum BrokerReply {
         api_version: i16,
         /// The body.
         body: ResponseBody,
-        /// Close the connection once the response is sent (only a faulty variant does).
+        /// Close the connection once the response is sent (the reference never does: see
+        /// `BrokerDecisions::closes_after_push_response`).
         then_close: bool,
     },
     /// Close the connection without a response.

@@ -1,11 +1,10 @@
-//! [`BrokerModel`]: its fields (settings, profile, faults, counters, event log), its
+//! [`BrokerModel`]: its fields (settings, profile, decisions, counters, event log), its
 //! construction from [`BrokerSettings`] and a profile, and accessors. It answers no request
 //! (see `requests`, `push`, `registration`).
 
 use super::settings::{BrokerConfigError, BrokerSettings, PolicyVerdict};
 use crate::decisions::BrokerDecisions;
 use crate::events::{Event, LoggedEvent};
-use crate::faults::{Fault, Faults};
 use crate::profile::SpecProfile;
 use crate::server_config::ServerConfigDefs;
 use crate::time::Millis;
@@ -19,7 +18,6 @@ pub struct BrokerModel {
     pub(crate) events: Vec<LoggedEvent>,
     pub(crate) policy_invocations: u64,
     pub(crate) size_rejections: u64,
-    pub(crate) faults: Faults,
     pub(crate) decisions: Arc<dyn BrokerDecisions>,
 }
 
@@ -37,7 +35,6 @@ impl BrokerModel {
             events: Vec::new(),
             policy_invocations: 0,
             size_rejections: 0,
-            faults: Faults::none(),
             decisions: crate::decisions::reference_broker(),
         })
     }
@@ -45,12 +42,6 @@ impl BrokerModel {
     /// The same broker taking `decisions` (a faulty variant's; the reference's by default).
     pub fn with_decisions(mut self, decisions: Arc<dyn BrokerDecisions>) -> Self {
         self.decisions = decisions;
-        self
-    }
-
-    /// The same broker with `faults` (a faulty variant; [`Faults::none`] is the reference).
-    pub fn with_faults(mut self, faults: Faults) -> Self {
-        self.faults = faults;
         self
     }
 
@@ -81,7 +72,8 @@ impl BrokerModel {
 
     /// True iff a policy is configured (KIP-1324: then and only then PushConfig is advertised).
     pub fn advertises_push_config(&self) -> bool {
-        self.settings.policy.is_some() || self.faults.has(Fault::AdvertisesWithoutPolicy)
+        self.decisions
+            .advertises_push_config(self.settings.policy.is_some())
     }
 
     /// `client.config.max.bytes` in force.
