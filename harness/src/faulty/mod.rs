@@ -26,7 +26,6 @@ pub struct Faulty(Faults);
 
 impl Faulty {
     /// True if `fault` is one of this variant's.
-    #[allow(dead_code)] // interim: until the first decision moves here
     fn has(&self, fault: Fault) -> bool {
         self.0.has(fault)
     }
@@ -60,5 +59,4 @@ impl Faulty {
 }
 
 /// The reference, which every override falls back to.
-#[allow(dead_code)] // interim: until the first decision moves here
 const REFERENCE: Reference = Reference;
