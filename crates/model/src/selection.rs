@@ -10,13 +10,10 @@
 
 use std::collections::BTreeMap;
 
-use super::config_def::{
-    ClientDefinitions, ConfigType, ConfigTypeNumbering, ConfigValue, ParseValueError,
-};
+use super::config_def::{ClientDefinitions, ConfigType, ConfigValue, ParseValueError};
+use super::decisions::{ClientDecisions, Reference};
 use super::events::Event;
-use super::faults::{Fault, Faults};
 use super::profile::{SizeMeasure, SpecProfile};
-use super::sensitivity::classify_with;
 use kipcheck_codec::push_config_request::Config;
 use kipcheck_codec::{Message, PushConfigRequest};
 
@@ -116,38 +113,33 @@ pub fn select(
     user: &BTreeMap<String, String>,
     profile: &SpecProfile,
 ) -> Selection {
-    select_with(defs, user, profile, &Faults::none())
+    select_with(defs, user, profile, &Reference)
 }
 
-/// [`select`] as a client with `faults` does it; with no faults exactly [`select`].
+/// [`select`] as a client taking `decisions` does it; with [`Reference`] exactly [`select`].
 pub fn select_with(
     defs: &ClientDefinitions,
     user: &BTreeMap<String, String>,
     profile: &SpecProfile,
-    faults: &Faults,
+    decisions: &dyn ClientDecisions,
 ) -> Selection {
     let mut events = Vec::new();
     let mut configs = Vec::new();
-    let mut keys = allowed_keys(defs, user, profile);
-    if faults.has(Fault::SendsAllowedKeysList) && !keys.iter().any(|k| k == ALLOWED_KEYS) {
-        keys.push(ALLOWED_KEYS.to_string());
-    }
-    let numbering = if faults.has(Fault::ClientOlderTypeNumbering) {
-        ConfigTypeNumbering::OlderKipEnum
-    } else {
-        profile.config_type_numbering
-    };
+    let keys = decisions.considered_keys(allowed_keys(defs, user, profile));
+    let numbering = profile.config_type_numbering;
     for key in keys {
         let def = defs.get(&key);
-        if let Some(rule) = classify_with(&key, def.map(|d| d.ty), faults) {
+        if let Some(rule) = decisions.sensitivity(&key, def.map(|d| d.ty)) {
             events.push(Event::SensitiveKeyDropped { key, rule });
             continue;
         }
         let Some(def) = def else {
-            // Only reachable with SendsUndefinedKeys: the raw text goes out as a STRING.
-            if let (Some(raw), Some(wire_type)) =
-                (user.get(&key), numbering.to_wire(ConfigType::String))
-            {
+            // Only reachable when the sensitivity decision lets a key the client does not
+            // define through (rule 6 keeps it out): the raw text goes out as a STRING.
+            if let (Some(raw), Some(wire_type)) = (
+                user.get(&key),
+                decisions.wire_config_type(ConfigType::String, numbering),
+            ) {
                 events.push(Event::KeySelected {
                     key: key.clone(),
                     value: raw.clone(),
@@ -164,36 +156,16 @@ pub fn select_with(
             }
             continue;
         };
-        let Some(wire_type) = numbering.to_wire(def.ty) else {
+        let Some(wire_type) = decisions.wire_config_type(def.ty, numbering) else {
             continue;
-        };
-        let wire_type = if faults.has(Fault::DescribeConfigsTypeNumbering) {
-            def.ty.ordinal() + 1
-        } else {
-            wire_type
         };
         let (value, is_default) =
             effective_value(defs, user, profile, &key).unwrap_or((None, true));
-        let rendered = match value {
-            Some(v)
-                if def.ty == ConfigType::List && faults.has(Fault::ListRenderedWithToString) =>
-            {
-                format!("[{}]", v.split(',').collect::<Vec<_>>().join(", "))
-            }
-            Some(v) => v,
-            None if faults.has(Fault::NullValueSentEmpty) => String::new(),
-            None => {
-                events.push(Event::NullValueOmitted { key });
-                continue;
-            }
+        let Some(rendered) = decisions.config_value_text(def.ty, value) else {
+            events.push(Event::NullValueOmitted { key });
+            continue;
         };
-        let is_default = if faults.has(Fault::IsDefaultByValue) {
-            let default = def.default.and_then(|d| ConfigValue::parse(def.ty, d).ok());
-            default.is_some_and(|d| d.convert_to_string() == rendered)
-        } else {
-            is_default
-        };
-        let is_default = is_default && !faults.has(Fault::IsDefaultAlwaysFalse);
+        let is_default = decisions.reports_default(def, &rendered, !is_default);
         events.push(Event::KeySelected {
             key: key.clone(),
             value: rendered.clone(),
@@ -213,9 +185,9 @@ pub fn select_with(
         configs,
         ..Default::default()
     };
-    while !faults.has(Fault::NoClientBudget) {
+    loop {
         let size = request_size(profile.size_measure, &req);
-        if size <= budget as usize || req.configs.is_empty() {
+        if decisions.fits_budget(size, budget) || req.configs.is_empty() {
             break;
         }
         let entry_len = |c: &Config| {
@@ -243,9 +215,8 @@ pub fn select_with(
             budget,
         });
     }
-    let send_empty = faults.has(Fault::EmptyPushWhenNothingLeft);
     Selection {
-        request: (send_empty || !req.configs.is_empty()).then_some(req),
+        request: decisions.sends_request(req.configs.len()).then_some(req),
         events,
     }
 }

@@ -5,7 +5,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::config_def::ConfigType;
-use super::faults::{Fault, Faults};
 
 /// The rule that makes a key sensitive, in the order the KIP lists them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -54,28 +53,12 @@ impl SensitivityRule {
 }
 
 /// The first rule (in the KIP's order) that makes `key` sensitive, or `None` if it may be sent.
+/// The client model asks its decisions ([`ClientDecisions::sensitivity`](crate::decisions::ClientDecisions::sensitivity)),
+/// whose reference answer this is.
 pub fn classify(key: &str, defined: Option<ConfigType>) -> Option<SensitivityRule> {
-    classify_with(key, defined, &Faults::none())
-}
-
-/// [`classify`] as a client with `faults` does it (a faulty rule is skipped or narrowed, so
-/// a later rule may still apply); with no faults exactly [`classify`].
-pub fn classify_with(
-    key: &str,
-    defined: Option<ConfigType>,
-    faults: &Faults,
-) -> Option<SensitivityRule> {
-    use SensitivityRule::*;
-    if faults.has(Fault::PasswordRuleFirst) && defined == Some(ConfigType::Password) {
-        return Some(PasswordType);
-    }
-    SensitivityRule::ALL.into_iter().find(|r| match r {
-        SecurityInfix if faults.has(Fault::NoSecurityInfixRule) => false,
-        ClassSuffix if faults.has(Fault::NoClassesSuffixRule) => key.ends_with(".class"),
-        ClassType if faults.has(Fault::NoClassTypeRule) => false,
-        Undefined if faults.has(Fault::SendsUndefinedKeys) => false,
-        r => r.matches(key, defined),
-    })
+    SensitivityRule::ALL
+        .into_iter()
+        .find(|r| r.matches(key, defined))
 }
 
 #[cfg(test)]

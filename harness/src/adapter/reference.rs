@@ -119,7 +119,6 @@ impl ReferenceSession {
             };
             cluster = cluster.with_client(
                 m.map_err(SetupError::from)?
-                    .with_faults(faults.clone())
                     .with_decisions(Faulty::client(&faults)),
             );
         }

@@ -9,6 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use kipcheck::adapter::{target_from_spec, ReferenceTarget, Target, TargetOptions, TARGET_KINDS};
+use kipcheck::faulty::Faulty;
 use kipcheck::model::{ClientModel, ClientType, Fault, Faults, SpecProfile};
 use kipcheck::report::render_mutants_json;
 use kipcheck::runner::{kill_matrix, KillMatrix, RunOptions, VariantOutcome};
@@ -84,11 +85,11 @@ fn no_faults_is_the_reference() {
         let plain = ClientModel::new(ClientType::Consumer, user.clone(), &profile, 9).unwrap();
         let none = ClientModel::new(ClientType::Consumer, user.clone(), &profile, 9)
             .unwrap()
-            .with_faults(Faults::none());
+            .with_decisions(Faulty::client(&Faults::none()));
         assert_eq!(plain.selected_request(), none.selected_request());
         let faulty = ClientModel::new(ClientType::Consumer, user, &profile, 9)
             .unwrap()
-            .with_faults(Faults::one(Fault::SendsAllowedKeysList));
+            .with_decisions(Faulty::client(&Faults::one(Fault::SendsAllowedKeysList)));
         if cfg.len() > 1 {
             assert_ne!(plain.selected_request(), faulty.selected_request());
         }

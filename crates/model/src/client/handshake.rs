@@ -7,9 +7,7 @@ use super::interface::{
     CLIENT_SOFTWARE_VERSION,
 };
 use super::state::{Auth, ClientModel};
-use crate::config_def::ClientType;
 use crate::events::{Event, NodeId, RetryCause, SkipReason, UnblockReason};
-use crate::faults::Fault;
 use crate::time::Millis;
 use kipcheck_codec::{ApiKey, ApiVersionsRequest, ApiVersionsResponse, RequestBody};
 
@@ -62,13 +60,11 @@ impl ClientModel {
                 }
             }
             ClientInput::UserRequest { id } => {
-                if self.is_blocking() && !self.faults.has(Fault::DoesNotBlockUserRequests) {
+                if self.is_blocking() && self.decisions.holds_user_requests() {
                     // A producer's send() "Blocks up to max.block.ms", counted from the call;
                     // the handshake goes on at least that long. Other clients' requests wait
                     // for the handshake deadline counted from start.
-                    let until = if self.client_type == ClientType::Producer
-                        && !self.faults.has(Fault::ProducerDeadlineFromStart)
-                    {
+                    let until = if self.decisions.waits_from_call(self.client_type) {
                         let until = now.plus(self.deadline_ms);
                         self.deadline = self.deadline.max(until);
                         until
@@ -95,18 +91,17 @@ impl ClientModel {
         if self.state != HandshakeState::NotStarted {
             return;
         }
-        let skip = if self.embedded && !self.faults.has(Fault::EmbeddedClientsHandshake) {
-            Some(SkipReason::EmbeddedInStreams)
-        } else if !self.enabled && !self.faults.has(Fault::IgnoresEnableSwitch) {
-            Some(SkipReason::Disabled)
-        } else {
-            for e in self.selection.events.clone() {
-                self.emit(now, e, out);
+        let skip = match self.decisions.skips_handshake(self.embedded, self.enabled) {
+            Some(reason) => Some(reason),
+            None => {
+                for e in self.selection.events.clone() {
+                    self.emit(now, e, out);
+                }
+                self.selection
+                    .request
+                    .is_none()
+                    .then_some(SkipReason::NothingToSend)
             }
-            self.selection
-                .request
-                .is_none()
-                .then_some(SkipReason::NothingToSend)
         };
         match skip {
             Some(reason) => {
@@ -166,15 +161,17 @@ impl ClientModel {
         let supports = body.error_code == 0
             && body.api_keys.iter().any(|k| {
                 k.api_key == key
-                    && (k.min_version <= 0 || self.faults.has(Fault::IgnoresMinVersion))
-                    && 0 <= k.max_version
+                    && self
+                        .decisions
+                        .supports_push_config(k.min_version, k.max_version)
             });
         if let Some(st) = self.nodes.get_mut(&node) {
             st.push_config = Some(supports);
         }
         let again = match self.state {
-            HandshakeState::Completed { .. } => self.faults.has(Fault::HandshakePerConnection),
-            HandshakeState::Rejected { .. } => self.faults.has(Fault::RehandshakeAfterRejection),
+            HandshakeState::Completed { .. } | HandshakeState::Rejected { .. } => {
+                self.decisions.handshakes_again(&self.state)
+            }
             _ => false,
         };
         if supports && again {

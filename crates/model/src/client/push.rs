@@ -6,7 +6,6 @@
 use super::interface::{ClientOutput, HandshakeState};
 use super::state::{Auth, ClientModel, InFlight};
 use crate::events::{Event, NodeId, RetryCause, UnblockReason};
-use crate::faults::Fault;
 use crate::selection::request_size;
 use crate::time::Millis;
 use kipcheck_codec::{ErrorCode, PushConfigResponse, RequestBody};
@@ -25,7 +24,7 @@ impl ClientModel {
             self.emit(now, Event::ResponseIgnored { node }, out);
             return;
         }
-        if body.throttle_time_ms > 0 && !self.faults.has(Fault::IgnoresThrottle) {
+        if self.decisions.honours_throttle(body.throttle_time_ms) {
             let until = now.plus(body.throttle_time_ms as u64);
             self.nodes.entry(node).or_default().throttled_until = until;
             self.emit(now, Event::ThrottleApplied { node, until }, out);
@@ -40,26 +39,15 @@ impl ClientModel {
             self.state = HandshakeState::Completed { node };
             self.emit(now, Event::HandshakeCompleted { node }, out);
             self.release(now, UnblockReason::Completed, out);
-        } else if (self.retriable(code)
-            && code != ErrorCode::CONFIG_TOO_LARGE
-            && code != ErrorCode::INVALID_CONFIG
-            && !self.faults.has(Fault::RetriableErrorsNotRetried))
-            || (code == ErrorCode::CONFIG_TOO_LARGE
-                && self.faults.has(Fault::RetriesConfigTooLarge))
-            || (code == ErrorCode::INVALID_CONFIG && self.faults.has(Fault::RetriesInvalidConfig))
-        {
+        } else if self.decisions.retries_push_error(code) {
             self.schedule_retry(now, RetryCause::RetriableError(code), out);
-        } else if code == ErrorCode::CONFIG_TOO_LARGE
-            && self.faults.has(Fault::ShrinksAfterConfigTooLarge)
-            && self
-                .selection
-                .request
-                .as_ref()
-                .is_some_and(|r| r.configs.len() > 1)
+        } else if let Some(next) = self
+            .selection
+            .request
+            .as_ref()
+            .and_then(|sent| self.decisions.retry_request_after(code, sent))
         {
-            if let Some(r) = self.selection.request.as_mut() {
-                r.configs.truncate(r.configs.len() / 2);
-            }
+            self.selection.request = Some(next);
             self.schedule_retry(now, RetryCause::RetriableError(code), out);
         } else {
             self.in_flight = None;
@@ -74,9 +62,7 @@ impl ClientModel {
                 },
                 out,
             );
-            if !self.faults.has(Fault::RejectionKeepsRequestsHeld) {
-                self.release(now, UnblockReason::Rejected, out);
-            }
+            self.release(now, UnblockReason::Rejected, out);
         }
     }
 
@@ -94,33 +80,14 @@ impl ClientModel {
 }
 
 impl ClientModel {
-    /// Whether `code` is retried as a transient PushConfig error (`ErrorCode::retriable`).
-    pub(super) fn retriable(&self, code: ErrorCode) -> bool {
-        if self.faults.has(Fault::RetriesEveryOtherCode) {
-            return true;
-        }
-        if self.faults.has(Fault::HardCodedRetriableSet) {
-            return matches!(
-                code,
-                ErrorCode::REQUEST_TIMED_OUT
-                    | ErrorCode::NETWORK_EXCEPTION
-                    | ErrorCode::COORDINATOR_LOAD_IN_PROGRESS
-                    | ErrorCode::COORDINATOR_NOT_AVAILABLE
-            );
-        }
-        code.retriable()
-    }
-
     pub(super) fn eligible(&self, node: NodeId) -> bool {
-        let any_answer = self.faults.has(Fault::PushToUnadvertisingBroker);
-        let unanswered = self.faults.has(Fault::PushBeforeApiVersionsAnswer);
-        let before_auth = self.faults.has(Fault::PushBeforeAuthentication);
         self.nodes.get(&node).is_some_and(|s| {
             s.connected
-                && (s.auth == Auth::Done || before_auth)
-                && (s.push_config == Some(true)
-                    || (any_answer && s.push_config.is_some())
-                    || (unanswered && s.push_config.is_none() && !s.api_versions_deferred))
+                && self.decisions.may_push_to(
+                    s.auth == Auth::Done,
+                    s.push_config,
+                    s.push_config.is_none() && !s.api_versions_deferred,
+                )
         })
     }
 
@@ -151,11 +118,7 @@ impl ClientModel {
                 if candidates.is_empty() {
                     return;
                 }
-                let n = if self.faults.has(Fault::FixedNodeChoice) {
-                    candidates[0]
-                } else {
-                    candidates[self.rng.below(candidates.len() as u64) as usize]
-                };
+                let n = self.decisions.choose_node(&candidates, &mut self.rng);
                 self.sticky = Some(n);
                 self.emit(
                     now,

@@ -6,7 +6,6 @@ use super::interface::{ClientOutput, SASL_AUTHENTICATE_VERSION, SASL_HANDSHAKE_V
 use super::state::{Auth, ClientModel};
 
 use crate::events::{Event, NodeId};
-use crate::faults::Fault;
 use crate::time::Millis;
 use kipcheck_codec::{
     ApiKey, Bytes, ErrorCode, RequestBody, SaslAuthenticateRequest, SaslAuthenticateResponse,
@@ -103,7 +102,7 @@ impl ClientModel {
             return;
         }
         let code = ErrorCode(body.error_code);
-        if code != ErrorCode::NONE && !self.faults.has(Fault::PushAfterFailedAuthentication) {
+        if !self.decisions.authentication_succeeded(code) {
             return self.authentication_failed(now, node, code, out);
         }
         if let Some(st) = self.nodes.get_mut(&node) {

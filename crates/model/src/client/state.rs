@@ -11,7 +11,6 @@ use crate::backoff::ExponentialBackoff;
 use crate::config_def::{client_definitions, ClientDefinitions, ClientType};
 use crate::decisions::ClientDecisions;
 use crate::events::{Event, LoggedEvent, NodeId};
-use crate::faults::Faults;
 use crate::profile::SpecProfile;
 use crate::rng::ModelRng;
 use crate::selection::{self, Selection, ENABLE_CONFIG_PUSH};
@@ -77,7 +76,6 @@ pub struct ClientModel {
     pub(crate) events: Vec<LoggedEvent>,
     pub(crate) successes: u32,
     pub(crate) pushes_to_non_advertising: u32,
-    pub(crate) faults: Faults,
     /// The decisions it takes ([`Reference`](crate::decisions::Reference) unless a caller
     /// plugs in others with [`ClientModel::with_decisions`]).
     pub(crate) decisions: Arc<dyn ClientDecisions>,
@@ -185,22 +183,15 @@ impl ClientModel {
             events: Vec::new(),
             successes: 0,
             pushes_to_non_advertising: 0,
-            faults: Faults::none(),
             decisions: crate::decisions::reference_client(),
         })
-    }
-
-    /// The same client with `faults` (a faulty variant; [`Faults::none`] is the reference).
-    /// Key selection is redone with them.
-    pub fn with_faults(mut self, faults: Faults) -> Self {
-        self.selection = selection::select_with(&self.defs, &self.user, &self.profile, &faults);
-        self.faults = faults;
-        self
     }
 
     /// The same client taking `decisions` (a faulty variant's; the reference's by default).
     /// Key selection is redone with them.
     pub fn with_decisions(mut self, decisions: Arc<dyn ClientDecisions>) -> Self {
+        self.selection =
+            selection::select_with(&self.defs, &self.user, &self.profile, decisions.as_ref());
         self.decisions = decisions;
         self
     }

@@ -5,7 +5,6 @@
 use super::interface::{ClientOutput, HandshakeState};
 use super::state::ClientModel;
 use crate::events::{Event, NodeId, RetryCause, UnblockReason};
-use crate::faults::Fault;
 use crate::profile::RequestTimeoutAction;
 use crate::time::Millis;
 
@@ -37,19 +36,9 @@ impl ClientModel {
         let Some(failed) = self.in_flight.take() else {
             return;
         };
-        let mut backoff = self.backoff;
-        if self.faults.has(Fault::NoBackoffCap) {
-            backoff.max_ms = u64::MAX >> 16;
-        }
-        if self.faults.has(Fault::JitterOutOfBounds) {
-            backoff.jitter *= 2.0;
-        }
-        let exponent = if self.faults.has(Fault::BackoffExponentOffByOne) {
-            self.attempts
-        } else {
-            self.attempts.saturating_sub(1)
-        };
-        let backoff_ms = backoff.delay(exponent, &mut self.rng);
+        let backoff_ms =
+            self.decisions
+                .retry_backoff_ms(&self.backoff, self.attempts, &mut self.rng);
         let mut at = now.plus(backoff_ms);
         if self.sticky == Some(failed.node) {
             at = at.max(
@@ -77,7 +66,7 @@ impl ClientModel {
         reason: UnblockReason,
         out: &mut Vec<ClientOutput>,
     ) {
-        if self.released {
+        if self.released || !self.decisions.releases_held_requests(reason) {
             return;
         }
         self.released = true;
@@ -99,11 +88,12 @@ impl ClientModel {
                 },
                 out,
             );
-            if !self.faults.has(Fault::BlocksPastDeadline) {
-                self.release(now, UnblockReason::DeadlineExceeded, out);
-            }
+            self.release(now, UnblockReason::DeadlineExceeded, out);
         }
-        if !self.faults.has(Fault::BlocksPastDeadline) {
+        if self
+            .decisions
+            .releases_held_requests(UnblockReason::DeadlineExceeded)
+        {
             let (due, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.blocked)
                 .into_iter()
                 .partition(|(_, until)| *until <= now);

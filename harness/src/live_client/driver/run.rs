@@ -93,8 +93,7 @@ pub async fn run_client_styled(
     } else {
         ClientModel::new(setup.client_type, setup.user_config.clone(), &profile, seed)
     }?
-    .with_decisions(Faulty::client(&faults))
-    .with_faults(faults);
+    .with_decisions(Faulty::client(&faults));
     let agent = match style {
         ConnectionStyle::Reference => None,
         ConnectionStyle::Java => Some(ClientModel::new_embedded(
