@@ -18,7 +18,6 @@ pub mod config_def;
 pub mod controller;
 pub mod decisions;
 pub mod events;
-pub mod faults;
 pub mod hash;
 pub mod invariants;
 pub mod profile;
@@ -44,7 +43,6 @@ pub use config_def::{
 pub use controller::{ControllerModel, MetadataRecord, RegisteredBroker, ReplayError};
 pub use decisions::{BrokerDecisions, ClientDecisions, ControllerDecisions, Reference};
 pub use events::{Event, LoggedEvent, NodeId};
-pub use faults::{Fault, Faults};
 pub use hash::{fnv1a64, Fnv1a64};
 pub use invariants::InvariantViolation;
 pub use profile::{

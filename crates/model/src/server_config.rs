@@ -10,8 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::config_def::{ConfigType, ConfigValue};
-use super::decisions::{ControllerDecisions, Reference};
-use super::faults::{Fault, Faults};
+use super::decisions::ControllerDecisions;
 use super::validators::{MvValidators, ValidationFailure, Validator};
 
 /// KIP-1326's `ConfigDef.ControllerReportPolicy`.

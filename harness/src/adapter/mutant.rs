@@ -2,12 +2,12 @@
 //! [`Fault`] switched on, driven exactly like the reference. They exist to measure what the
 //! suite catches; this module only wraps the reference session, it judges nothing.
 
+use crate::faulty::{Fault, Faults};
 use async_trait::async_trait;
 
 use super::error::SetupError;
 use super::reference::{reference_capabilities, ReferenceSession};
 use super::target::{AdapterError, Capabilities, Session, SessionConfig, Target};
-use crate::model::{Fault, Faults};
 
 /// The prefix of a faulty-variant target specification.
 pub const MUTANT_PREFIX: &str = "mutant:";

@@ -7,6 +7,7 @@
 //! file only maps `Session` calls onto it and owns what is about frames: correlation ids,
 //! the per-connection output queues, routing a frame to the broker or the controller.
 
+use crate::faulty::Faults;
 use crate::faulty::Faulty;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -25,7 +26,7 @@ use crate::codec::{
 use crate::model::controller::describe::CONTROLLER_APIS;
 use crate::model::{
     BrokerModel, BrokerReply, BrokerRequest, ClientInput, ClientModel, Cluster, ClusterError,
-    ControllerModel, Faults, LoggedEvent, Millis, Sender, ServerConfigDefs,
+    ControllerModel, LoggedEvent, Millis, Sender, ServerConfigDefs,
 };
 use crate::scenario::{Capability, Role};
 

@@ -10,6 +10,7 @@
 //! bootstrap connection, then a new connection to the broker Metadata named; lost connections
 //! opened again by itself): [`kipcheck::live_client::ConnectionStyle::Java`].
 
+use kipcheck::faulty::Faults;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,7 +21,7 @@ use kipcheck::live_client::{
     client_fault, client_faults, parse_properties, run_client_styled, ClientSetup, ConnectionStyle,
     Control, LiveClientError, LiveOptions, Report,
 };
-use kipcheck::model::{Faults, SpecProfile};
+use kipcheck::model::SpecProfile;
 use tokio::sync::mpsc;
 
 /// `kipcheck client` arguments.

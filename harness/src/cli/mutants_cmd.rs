@@ -2,13 +2,13 @@
 //! with `--mutant`), prints the kill matrix, writes `mutants.json` and `mutants.html`, and
 //! exits 1 if any variant survives. `--list` prints the variants and their bugs.
 
+use kipcheck::faulty::Fault;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::anyhow;
 use clap::Args;
-use kipcheck::model::Fault;
 use kipcheck::report::{
     render_mutants_text_with, write_mutants_reports, ColorChoice, TerminalOptions,
     MUTANTS_JSON_FILE,

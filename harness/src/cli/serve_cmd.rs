@@ -4,6 +4,7 @@
 //! (`--print-manifest` prints the target manifest that describes it and exits). Argument
 //! handling only; the server lives in the library.
 
+use kipcheck::faulty::Fault;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -15,7 +16,7 @@ use super::EXIT_USAGE;
 use anyhow::{anyhow, Context};
 use clap::{Args, ValueEnum};
 use kipcheck::adapter::failover::FailoverCommand;
-use kipcheck::model::{Fault, SpecProfile};
+use kipcheck::model::SpecProfile;
 use kipcheck::serve::{
     is_controller_fault, render_manifest, served_manifest, ControllerOptions, ManifestFacts,
     ServeOptions, ServeScript, Server,

@@ -148,7 +148,7 @@ impl BrokerDecisions for Faulty {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Faults;
+    use crate::faulty::Faults;
 
     fn with(fault: Fault) -> Faulty {
         Faulty(Faults::one(fault))

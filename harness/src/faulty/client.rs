@@ -215,8 +215,9 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+    use crate::faulty::Faults;
     use crate::model::selection::{select, select_with, ALLOWED_KEYS};
-    use crate::model::{client_definitions, Faults, SpecProfile};
+    use crate::model::{client_definitions, SpecProfile};
     use kipcheck_codec::push_config_request::Config;
 
     fn with(fault: Fault) -> Faulty {

@@ -217,7 +217,7 @@ impl ControllerDecisions for Faulty {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Faults;
+    use crate::faulty::Faults;
 
     fn faulty(fault: Fault) -> Faulty {
         Faulty(Faults::one(fault))

@@ -10,6 +10,7 @@
 mod broker;
 mod client;
 mod controller;
+mod fault;
 
 use std::sync::Arc;
 
@@ -17,7 +18,7 @@ use crate::model::{
     decisions::{reference_broker, reference_client, reference_controller},
     BrokerDecisions, ClientDecisions, ControllerDecisions, Reference,
 };
-pub use crate::model::{Fault, Faults};
+pub use fault::{Fault, Faults};
 
 /// The decisions of a model built with `faults`: the reference's own where a decision has
 /// none of them.

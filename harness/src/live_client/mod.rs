@@ -14,12 +14,13 @@
 pub mod driver;
 pub mod properties;
 
+use crate::faulty::Fault;
 use std::collections::BTreeMap;
 
 pub use driver::{run_client, run_client_styled, ConnectionStyle, Control, LiveOptions, Report};
 pub use properties::{parse_properties, PropertiesError};
 
-use crate::model::{ClientConfigError, ClientType, Fault, SpecProfile};
+use crate::model::{ClientConfigError, ClientType, SpecProfile};
 
 /// The key naming the client type (values: the scenario `ClientType` serde names).
 pub const CLIENT_TYPE_KEY: &str = "kipcheck.client.type";

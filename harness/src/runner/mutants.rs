@@ -1,8 +1,9 @@
 //! The kill matrix: runs the selected scenarios against the reference and against every
-//! faulty variant ([`crate::model::Fault`]), and records which scenarios catch which variant.
+//! faulty variant ([`crate::faulty::Fault`]), and records which scenarios catch which variant.
 //! A scenario catches a variant when it fails or errors against it while passing against the
 //! reference. Computes results only; rendering them is the reporters' job.
 
+use crate::faulty::Fault;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -11,7 +12,6 @@ use serde::Serialize;
 use super::events::{ScenarioResult, Verdict};
 use super::run::{run_suite, RunOptions};
 use crate::adapter::{MutantTarget, ReferenceTarget, Target, Unobserved};
-use crate::model::Fault;
 use crate::scenario::Scenario;
 
 /// The format version of `mutants.json`.

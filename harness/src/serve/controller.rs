@@ -11,6 +11,7 @@
 //! judge what peers send; the model decides every answer but the edge ones above.
 
 use crate::faulty::Faulty;
+use crate::faulty::{Fault, Faults};
 use std::sync::Mutex;
 
 use crate::adapter::metadata_log::METADATA_TOPIC_ID;
@@ -24,9 +25,7 @@ use crate::codec::{
 };
 use crate::emulate::read_request;
 use crate::model::controller::METADATA_VERSION;
-use crate::model::{
-    ControllerModel, Fault, Faults, Millis, ReplayError, ServerConfigDefs, SpecProfile,
-};
+use crate::model::{ControllerModel, Millis, ReplayError, ServerConfigDefs, SpecProfile};
 
 /// The leader epoch of every batch the served controller writes: it is the only voter and was
 /// elected once (Kafka's first elected epoch is 1).

@@ -5,6 +5,7 @@
 //! 2-core machine): lower bounds are what the model must wait, upper bounds only catch a
 //! client that waits for the wrong thing.
 
+use kipcheck::faulty::{Fault, Faults};
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Write;
 use std::process::Stdio;
@@ -14,7 +15,7 @@ use kipcheck::codec::{
     self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ErrorCode, PushConfigResponse, RequestBody,
 };
 use kipcheck::live_client::{run_client, ClientSetup, Control, LiveOptions, Report};
-use kipcheck::model::{ClientType, Fault, Faults, SpecProfile};
+use kipcheck::model::{ClientType, SpecProfile};
 use kipcheck::scenario::BrokerSetup;
 use kipcheck::serve::{
     Direction, FrameRecord, PushReply, ScriptStep, ServeOptions, ServeScript, Server,

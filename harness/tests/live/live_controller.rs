@@ -276,7 +276,7 @@ mod served {
     use kipcheck::adapter::metadata_log::{LogPayload, MetadataLogReader};
     use kipcheck::adapter::{Target, TargetOptions};
     use kipcheck::codec::MetadataRecordBody;
-    use kipcheck::model::Fault;
+    use kipcheck::faulty::Fault;
     use kipcheck::runner::{execute, Verdict};
     use kipcheck::scenario::{load_file, Scenario};
     use kipcheck::serve::{

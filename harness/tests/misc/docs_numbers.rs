@@ -11,11 +11,11 @@
 //! count unless its sentence, or the heading of its section, carries the date it was measured
 //! (`2026-12-01`): a dated figure is history and says so.
 
+use kipcheck::faulty::Fault;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kipcheck::model::Fault;
 use kipcheck::scenario::load_dir;
 
 fn repo() -> PathBuf {

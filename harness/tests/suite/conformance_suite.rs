@@ -4,11 +4,11 @@
 //! change the suite does not notice survives here; a mutant that disables a variant's fault
 //! branch is caught by the witness check (the whole kill matrix is `tests/mutants.rs`).
 
+use kipcheck::faulty::Fault;
 use std::sync::Arc;
 use std::time::Duration;
 
 use kipcheck::adapter::ReferenceTarget;
-use kipcheck::model::Fault;
 use kipcheck::runner::{kill_matrix, run_suite, RunEvent, RunOptions, Verdict};
 use kipcheck::scenario::load_dir;
 

@@ -3,6 +3,7 @@
 //! fault machinery, `mutant:NAME` parses exactly, `mutants.json` has an exact shape, and the
 //! command's exit codes are the documented ones.
 
+use kipcheck::faulty::{Fault, Faults};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,7 +11,7 @@ use std::time::Duration;
 
 use kipcheck::adapter::{target_from_spec, ReferenceTarget, Target, TargetOptions, TARGET_KINDS};
 use kipcheck::faulty::Faulty;
-use kipcheck::model::{ClientModel, ClientType, Fault, Faults, SpecProfile};
+use kipcheck::model::{ClientModel, ClientType, SpecProfile};
 use kipcheck::report::render_mutants_json;
 use kipcheck::runner::{kill_matrix, KillMatrix, RunOptions, VariantOutcome};
 use kipcheck::scenario::load_dir;

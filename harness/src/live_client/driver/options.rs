@@ -2,10 +2,11 @@
 //! [`ConnectionStyle`]), the control lines it reads ([`Control`]) and what it reports
 //! ([`Report`]). Plain data and parsing: no socket, no model.
 
+use crate::faulty::Faults;
 use std::time::Duration;
 
 use crate::live_client::ClientSetup;
-use crate::model::{Faults, LoggedEvent, NodeId, SpecProfile};
+use crate::model::{LoggedEvent, NodeId, SpecProfile};
 
 /// `client.id` in request headers when the configuration sets none.
 pub const DEFAULT_CLIENT_ID: &str = "kipcheck-client";

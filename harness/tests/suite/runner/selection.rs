@@ -271,7 +271,7 @@ async fn expect_no_release_judges_a_user_request_still_waiting() {
     assert_eq!((summary.passed, summary.steps_judged), (1, 2));
     // A client that does not hold user requests releases it at once.
     let bug = kipcheck::adapter::MutantTarget {
-        fault: kipcheck::model::Fault::from_name("does-not-block-user-requests").unwrap(),
+        fault: kipcheck::faulty::Fault::from_name("does-not-block-user-requests").unwrap(),
     };
     let (results, summary, _) = run(Arc::new(bug), s, &options(1)).await;
     assert_eq!(summary.failed, 1);

@@ -1,8 +1,7 @@
-//! Built-in faulty variants of the reference model: each [`Fault`] is one realistic
-//! implementer bug, switched on by putting it in the [`Faults`] set a model is built with.
-//! The models consult the set at the exact decision point the bug lives at; with the empty
-//! set (the default) every model behaves exactly as the reference. This module only names
-//! and documents the bugs; it holds no behaviour of its own and performs no I/O.
+//! The faulty variants by name: each [`Fault`] is one realistic implementer bug, and
+//! [`Faults`] the set a [`Faulty`](super::Faulty) is built with (empty for the reference).
+//! This file only names and documents the bugs; their behaviour is in the role files beside
+//! it, each at the decision it lives at.
 
 use std::collections::BTreeSet;
 
