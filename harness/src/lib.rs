@@ -8,9 +8,10 @@
 //! through one crate-private module, `child`); `adapter::Session`, `runner`, `serve` and
 //! `live_client` are async (tokio), the rest is blocking or pure. `codec` and `model` are
 //! their own crates (`kipcheck-codec`, `kipcheck-model`, so Cargo enforces the direction),
-//! re-exported here under those names. The library holds the rest: the emulated node, the
-//! scenario format, the targets, the runner, the reporters, the ledger, the live servers, the
-//! fuzz entry points and the oracles; the binary (`kipcheck`) is a thin command line over it.
+//! re-exported here under those names. The library holds the rest: the emulated world (the
+//! nodes kipcheck plays and `Cluster`, the driver of the simulated models), the scenario
+//! format, the targets, the runner, the reporters, the ledger, the live servers, the fuzz
+//! entry points and the oracles; the binary (`kipcheck`) is a thin command line over it.
 //! See `ARCHITECTURE.md` for the map.
 
 #![forbid(unsafe_code)]

@@ -1,6 +1,8 @@
 //! `check_invariants()` for the client, broker and controller models: properties that must
 //! hold after every input, whatever the input was. A violation is a bug in the model (or in
 //! a faulty variant derived from it), never a verdict about an implementation under test.
+//! Here because they read each model's private state; the harness's simulated-world driver
+//! (`kipcheck::emulate::Cluster`) calls them after every step.
 
 use super::broker::BrokerModel;
 use super::client::{ClientModel, HandshakeState};

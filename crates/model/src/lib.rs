@@ -5,7 +5,9 @@
 //!
 //! The crate `kipcheck-model`: it depends on `kipcheck-codec` and on no async runtime (Cargo
 //! enforces both); the harness re-exports it as `kipcheck::model`. The emulated nodes kipcheck
-//! plays for a client under test are the harness's (`kipcheck::emulate`), not part of it.
+//! plays for a client under test and the driver of the simulated world (`Cluster`, which calls
+//! each model's `check_invariants` after every step) are the harness's (`kipcheck::emulate`),
+//! not part of it.
 //!
 //! This file only declares modules and re-exports; see `ARCHITECTURE.md`, "Where each KIP lives".
 
@@ -13,7 +15,6 @@ pub mod api_versions;
 pub mod backoff;
 pub mod broker;
 pub mod client;
-pub mod cluster;
 pub mod config_def;
 pub mod controller;
 pub mod decisions;
@@ -36,7 +37,6 @@ pub use broker::{
 pub use client::{
     uses_sasl, ClientConfigError, ClientInput, ClientModel, ClientOutput, HandshakeState,
 };
-pub use cluster::{Awaited, Cluster, ClusterError, Outgoing, Release, Sender};
 pub use config_def::{
     client_definitions, ClientType, ConfigType, ConfigTypeNumbering, ConfigValue,
 };

@@ -3,7 +3,7 @@
 //! the real wire codec (frames in, frames out), so the reference exercises exactly the path
 //! a live implementation does. A scenario with minutes of backoff runs in microseconds.
 //!
-//! The models, their clock and timers live in one [`Cluster`] (`model/cluster.rs`); this
+//! The models, their clock and timers live in one [`Cluster`] (`emulate/cluster.rs`); this
 //! file only maps `Session` calls onto it and owns what is about frames: correlation ids,
 //! the per-connection output queues, routing a frame to the broker or the controller.
 
@@ -23,10 +23,11 @@ use crate::codec::{
     self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers, RequestHeader, ResponseBody,
     ResponseHeader,
 };
+use crate::emulate::{Cluster, ClusterError, Sender};
 use crate::model::controller::describe::CONTROLLER_APIS;
 use crate::model::{
-    BrokerModel, BrokerReply, BrokerRequest, ClientInput, ClientModel, Cluster, ClusterError,
-    ControllerModel, LoggedEvent, Millis, Sender, ServerConfigDefs,
+    BrokerModel, BrokerReply, BrokerRequest, ClientInput, ClientModel, ControllerModel,
+    LoggedEvent, Millis, ServerConfigDefs,
 };
 use crate::scenario::{Capability, Role};
 

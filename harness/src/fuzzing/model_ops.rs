@@ -21,13 +21,13 @@ use crate::codec::{
     ApiKey, ApiVersionsResponse, IncrementalAlterConfigsRequest, Message, PushConfigRequest,
     PushConfigResponse, UpdateFeaturesRequest,
 };
-use crate::emulate::emulated_api_versions;
+use crate::emulate::{emulated_api_versions, Cluster, ClusterError};
 use crate::model::server_config::resource_type::{BROKER, TOPIC, UNKNOWN};
 use crate::model::{
     AuditDirection, BrokerModel, BrokerRequest, BrokerSettings, ClientInput, ClientModel,
-    ClientType, Cluster, ClusterError, ConfigTypeNumbering, ControllerModel, Millis, NodeId,
-    PolicyVerdict, RegistrationRejection, ServerConfigDefs, SizeMeasure, SpecProfile,
-    UnadvertisedPushConfigReply, Validator,
+    ClientType, ConfigTypeNumbering, ControllerModel, Millis, NodeId, PolicyVerdict,
+    RegistrationRejection, ServerConfigDefs, SizeMeasure, SpecProfile, UnadvertisedPushConfigReply,
+    Validator,
 };
 
 const NODES: [NodeId; 3] = [1, 2, 3];

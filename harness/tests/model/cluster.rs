@@ -1,11 +1,13 @@
-//! `Cluster`, the model's one deterministic driver: requests taken and answered in order,
-//! timers fired in order, in-process delivery across the codec, failover keeping events.
+//! `Cluster` (`kipcheck::emulate`), the harness's one deterministic driver of the models:
+//! requests taken and answered in order, timers fired in order, in-process delivery across the
+//! codec, failover keeping events.
 
 use crate::model_support::{api_versions, cfg};
 use kipcheck::codec::{ApiKey, RequestBody, ResponseBody};
+use kipcheck::emulate::{Awaited, Cluster, ClusterError, Sender};
 use kipcheck::model::{
-    Awaited, BrokerModel, BrokerSettings, ClientInput, ClientModel, ClientType, Cluster,
-    ControllerModel, HandshakeState, Millis, Sender, ServerConfigDefs, SpecProfile,
+    BrokerModel, BrokerSettings, ClientInput, ClientModel, ClientType, ControllerModel,
+    HandshakeState, Millis, ServerConfigDefs, SpecProfile,
 };
 
 fn admin() -> ClientModel {
@@ -115,14 +117,11 @@ fn steps_a_cluster_cannot_take_are_typed_errors() {
     let mut c = Cluster::new();
     assert!(matches!(
         c.input(ClientInput::Start),
-        Err(kipcheck::model::ClusterError::NoClient)
+        Err(ClusterError::NoClient)
     ));
     assert!(matches!(
         c.register(1, 3000, 6),
-        Err(kipcheck::model::ClusterError::NoBroker { node: 1 })
+        Err(ClusterError::NoBroker { node: 1 })
     ));
-    assert!(matches!(
-        c.failover(),
-        Err(kipcheck::model::ClusterError::NoController)
-    ));
+    assert!(matches!(c.failover(), Err(ClusterError::NoController)));
 }

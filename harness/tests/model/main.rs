@@ -1,5 +1,6 @@
 //! The reference model through its public API: client, broker and controller behaviour, the
-//! `Cluster` driver, property tests and the controller's state-machine test.
+//! harness's `Cluster` driver of it (`kipcheck::emulate`), property tests and the controller's
+//! state-machine test.
 //!
 //! One test binary (`cargo test --test model`); each module is one former test file, so a
 //! filter names it: `cargo test --test model -- broker::`.

@@ -1,14 +1,15 @@
 //! Shared helpers for the model's integration tests: builders for configs and responses, and
-//! `Sim`, the model's one deterministic driver (`kipcheck::model::Cluster`) set up as one
-//! `ClientModel` wired to `BrokerModel`s through the wire codec, every request delivered at
-//! once (every request and response is encoded and decoded on the way).
+//! `Sim`, the harness's one deterministic driver of the models (`kipcheck::emulate::Cluster`)
+//! set up as one `ClientModel` wired to `BrokerModel`s through the wire codec, every request
+//! delivered at once (every request and response is encoded and decoded on the way).
 
 use std::collections::BTreeMap;
 
 use kipcheck::codec::{ApiKey, ApiVersionsResponse, ErrorCode, PushConfigResponse, RequestBody};
+use kipcheck::emulate::Cluster;
 use kipcheck::model::{
-    BrokerModel, BrokerSettings, ClientInput, ClientModel, ClientOutput, ClientType, Cluster,
-    Event, Millis, NodeId, SpecProfile,
+    BrokerModel, BrokerSettings, ClientInput, ClientModel, ClientOutput, ClientType, Event, Millis,
+    NodeId, SpecProfile,
 };
 
 /// A user configuration from pairs.

@@ -7,8 +7,7 @@ use std::process::ExitStatus;
 
 use super::{ProbeError, Tails};
 use crate::codec::{DecodeError, EncodeError};
-use crate::emulate::InPlaceError;
-use crate::model::ClusterError;
+use crate::emulate::{ClusterError, InPlaceError};
 
 /// How a target process was found gone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

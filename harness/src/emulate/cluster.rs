@@ -1,25 +1,25 @@
-//! `Cluster`: the one deterministic driver of the reference world (the quinn-proto `Pair`
+//! `Cluster`: the one deterministic driver of the simulated world (the quinn-proto `Pair`
 //! idea). It owns the simulated clock, the client's wake timers, one client, its brokers, a
-//! controller and the messages in flight between them, and checks every model's invariants
-//! after every step. The reference target (`adapter/reference.rs`) maps `Session` calls onto
-//! it, the `model_ops` fuzz target drives it with arbitrary operations, and the model tests
-//! use it through `tests/model_support`.
+//! controller and the messages in flight between them, and calls every model's
+//! `check_invariants` after every step. The reference target (`adapter/reference.rs`) maps
+//! `Session` calls onto it, the `model_ops` fuzz target drives it with arbitrary operations,
+//! and the model tests use it through `tests/support/model.rs`.
 //!
-//! Pure, synchronous and sans-IO like the rest of `model/`: no clock (time moves only when a
-//! caller drives it), ordered collections only. A request the client emits waits in the
-//! outbox until a caller either takes it ([`Cluster::take_request`]: someone else answers
-//! it, later, with [`Cluster::answer`]) or delivers it in-process ([`Cluster::deliver`]:
-//! across the codec to the broker model and the broker's reply back to the client).
+//! Test machinery of the harness, not the KIP reference: it only wires the reference models
+//! (`kipcheck-model`) together through their public API and decides nothing a KIP says. Pure,
+//! synchronous and sans-IO like the models it drives: no clock (time moves only when a caller
+//! drives it), ordered collections only. A request the client emits waits in the outbox until
+//! a caller either takes it ([`Cluster::take_request`]: someone else answers it, later, with
+//! [`Cluster::answer`]) or delivers it in-process ([`Cluster::deliver`]: across the codec to the
+//! broker model and the broker's reply back to the client).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use super::broker::{BrokerModel, BrokerReply, BrokerRequest};
-use super::client::{ClientInput, ClientModel, ClientOutput};
-use super::controller::{ControllerModel, ReplayError};
-use super::events::{LoggedEvent, NodeId};
-use super::invariants::InvariantViolation;
-use super::time::Millis;
-use kipcheck_codec::{ApiKey, DecodeError, EncodeError, Reader, RequestBody, ResponseBody};
+use crate::codec::{ApiKey, DecodeError, EncodeError, Reader, RequestBody, ResponseBody};
+use crate::model::{
+    BrokerModel, BrokerReply, BrokerRequest, ClientInput, ClientModel, ClientOutput,
+    ControllerModel, InvariantViolation, LoggedEvent, Millis, NodeId, ReplayError,
+};
 
 /// Who sent a message in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,8 @@
 //! The emulated node: what kipcheck answers in place when it plays a broker for a client under
 //! test (`kipcheck serve`, the `client-cmd:` listeners), and the ApiVersions list the runner's
 //! client steps and the fuzz targets answer with. Test machinery of the harness, not the KIP
-//! reference (`model`), which it builds on. One place for each piece:
+//! reference (`model`), which it builds on; the simulated world's driver is
+//! [`cluster`](super::cluster), not here. One place for each piece:
 //!
 //! - the request header, read once from a frame as [`net`](crate::net) hands it on
 //!   ([`read_request`]);
