@@ -23,8 +23,8 @@ use crate::codec::{
     self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers, RequestHeader, ResponseBody,
     ResponseHeader,
 };
+use crate::emulate::controller::{is_controller_api, with_topics};
 use crate::emulate::{Cluster, ClusterError, Sender};
-use crate::model::controller::describe::CONTROLLER_APIS;
 use crate::model::{
     BrokerModel, BrokerReply, BrokerRequest, ClientInput, ClientModel, ControllerModel,
     LoggedEvent, Millis, ServerConfigDefs,
@@ -143,12 +143,10 @@ impl ReferenceSession {
                     }
                     defs = defs.with_mv_validator(&v.key, v.level, v.validator.clone());
                 }
-                cluster = cluster.with_controller(
-                    ControllerModel::new(&profile, defs, c.metadata_version, Millis::ZERO)
-                        .with_node_id(c.node_id)
-                        .with_decisions(Faulty::controller(&faults))
-                        .with_topics(Millis::ZERO, &c.topics),
-                );
+                let model = ControllerModel::new(&profile, defs, c.metadata_version, Millis::ZERO)
+                    .with_node_id(c.node_id)
+                    .with_decisions(Faulty::controller(&faults));
+                cluster = cluster.with_controller(with_topics(model, Millis::ZERO, &c.topics));
             }
             _ if roles.contains(&Role::Controller) => {
                 return Err(SetupError::MissingSetup { role: "controller" }.into())
@@ -345,8 +343,7 @@ impl Session for ReferenceSession {
             .and_then(|p| codec::peek_request(p).api_key)
             .map(|k| self.numbers.canonical_api_key(k));
         let to_controller = self.roles.contains(&Role::Controller)
-            && (!self.roles.contains(&Role::Broker)
-                || key.is_some_and(|k| CONTROLLER_APIS.contains(&k)));
+            && (!self.roles.contains(&Role::Broker) || key.is_some_and(is_controller_api));
         if to_controller {
             self.route_to_controller(conn, &frame)
         } else {

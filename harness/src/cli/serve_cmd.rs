@@ -82,7 +82,7 @@ pub(super) struct ServeArgs {
     #[arg(long, value_name = "NAME")]
     fault: Option<String>,
     /// Controller: the cluster id it was formatted with.
-    #[arg(long, default_value = kipcheck::model::controller::describe::CLUSTER_ID)]
+    #[arg(long, default_value = kipcheck::emulate::controller::CLUSTER_ID)]
     cluster_id: String,
     /// Its node id (the controller's `node.id`; the broker's in Metadata).
     #[arg(long, default_value_t = 1)]

@@ -15,6 +15,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use super::controller;
 use crate::codec::{ApiKey, DecodeError, EncodeError, Reader, RequestBody, ResponseBody};
 use crate::model::{
     BrokerModel, BrokerReply, BrokerRequest, ClientInput, ClientModel, ClientOutput,
@@ -425,13 +426,14 @@ impl Cluster {
         })
     }
 
-    /// The controller handles one request; `Ok(None)` for an API it does not serve.
+    /// The controller handles one request through the emulated controller's dispatch
+    /// ([`controller::handle_request`]); `Ok(None)` for an API it does not serve.
     pub fn controller_request(
         &mut self,
         version: i16,
         request: &RequestBody,
     ) -> Result<Option<ResponseBody>, ClusterError> {
-        self.on_controller(|c, now| c.handle_request(now, version, request))
+        self.on_controller(|c, now| controller::handle_request(c, now, version, request))
     }
 
     /// Runs `f` on broker `node` at the current time (setup changes, requests the caller

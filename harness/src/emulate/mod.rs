@@ -4,9 +4,12 @@
 //! runner's client steps and the fuzz targets answer with; [`cluster`] is the one deterministic
 //! driver of the simulated world ([`Cluster`]: client, brokers and controller models on one
 //! clock, every model's invariants checked after each step), behind the reference target, the
-//! `model_ops` fuzz target and the model tests. Declarations and re-exports only.
+//! `model_ops` fuzz target and the model tests; [`controller`] is the emulated controller (the
+//! Kafka controller APIs the KIPs leave alone, over a controller model's state) and the one
+//! dispatch every in-process controller answers through. Declarations and re-exports only.
 
 pub mod cluster;
+pub mod controller;
 pub mod node;
 
 pub use cluster::{Awaited, Cluster, ClusterError, Outgoing, Release, Sender};

@@ -1,14 +1,18 @@
 //! `kipcheck serve --role controller`: the reference KRaft controller
 //! ([`ControllerModel`]) behind the server's one accept loop. Each request frame is decoded
-//! once by the codec and answered by the model; what a real controller does at its edge and
-//! the sans-IO model does not is done here: the cluster id it was formatted with (DescribeCluster
-//! reports it, a BrokerRegistration carrying another is INCONSISTENT_CLUSTER_ID), the listener
-//! it really listens on, the metadata.version range it supports (UpdateFeatures outside it is
-//! INVALID_UPDATE_VERSION), Fetch of `__cluster_metadata` (its metadata log as record batches,
-//! as a KRaft leader answers an observer) and the KIP-511 ApiVersions fallback.
+//! once by the codec and answered through the emulated controller's one dispatch
+//! ([`emulate::controller::handle_request`](crate::emulate::controller::handle_request): the
+//! model, plus the Kafka APIs the KIPs leave alone); what a real controller does at its edge
+//! and the in-process one does not is done here: the cluster id it was formatted with
+//! (DescribeCluster reports it, a BrokerRegistration carrying another is
+//! INCONSISTENT_CLUSTER_ID), the listener it really listens on, the metadata.version range it
+//! supports (UpdateFeatures outside it is INVALID_UPDATE_VERSION), Fetch of
+//! `__cluster_metadata` (its metadata log as record batches, as a KRaft leader answers an
+//! observer), DeleteTopics in its ApiVersions and the KIP-511 ApiVersions fallback.
 //!
 //! It owns no socket and no clock: the server hands it a frame and the time. It must not
-//! judge what peers send; the model decides every answer but the edge ones above.
+//! judge what peers send; the model and the emulation decide every answer but the edge ones
+//! above.
 
 use crate::faulty::Faulty;
 use crate::faulty::{Fault, Faults};
@@ -23,7 +27,7 @@ use crate::codec::{
     FetchRequest, FetchResponse, Message, ProvisionalNumbers, RequestBody, ResponseBody,
     ResponseHeader, UpdateFeaturesRequest, UpdateFeaturesResponse,
 };
-use crate::emulate::read_request;
+use crate::emulate::{controller as emulated, read_request};
 use crate::model::controller::METADATA_VERSION;
 use crate::model::{ControllerModel, Millis, ReplayError, ServerConfigDefs, SpecProfile};
 
@@ -66,7 +70,7 @@ impl Default for ControllerOptions {
         Self {
             metadata_version: super::definitions::DEFAULT_METADATA_VERSION,
             fault: None,
-            cluster_id: crate::model::controller::describe::CLUSTER_ID.into(),
+            cluster_id: emulated::CLUSTER_ID.into(),
             defs: super::definitions::served_definitions(),
         }
     }
@@ -219,9 +223,6 @@ impl ServedController {
         let body = match &req.body {
             RequestBody::Fetch(f) => ResponseBody::Fetch(fetch(&model, f, version)),
             RequestBody::ApiVersions(_) => ResponseBody::ApiVersions(advertised(&model)),
-            RequestBody::DeleteTopics(d) => {
-                ResponseBody::DeleteTopics(model.handle_delete_topics(now, version, d))
-            }
             RequestBody::BrokerRegistration(r) if r.cluster_id.as_str() != self.cluster_id => {
                 ResponseBody::BrokerRegistration(BrokerRegistrationResponse {
                     error_code: ErrorCode::INCONSISTENT_CLUSTER_ID.0,
@@ -247,7 +248,7 @@ impl ServedController {
                     .project(version),
                 )
             }
-            other => match model.handle_request(now, version, other) {
+            other => match emulated::handle_request(&mut model, now, version, other) {
                 Some(ResponseBody::DescribeCluster(mut d)) => {
                     if d.error_code == 0 {
                         d.cluster_id = self.cluster_id.as_str().into();
@@ -288,9 +289,10 @@ fn out_of_range(u: &UpdateFeaturesRequest) -> Option<i16> {
         .find(|l| *l >= 1 && !(MIN_METADATA_VERSION..=MAX_METADATA_VERSION).contains(l))
 }
 
-/// The model's ApiVersions answer plus DeleteTopics and Fetch (from v13: by topic id).
+/// The emulated controller's ApiVersions answer plus DeleteTopics and Fetch (from v13: by
+/// topic id).
 fn advertised(model: &ControllerModel) -> codec::ApiVersionsResponse {
-    let mut av = model.api_versions_response();
+    let mut av = emulated::api_versions(model);
     for (key, min) in [
         (ApiKey::FETCH, MIN_FETCH_VERSION),
         (ApiKey::DELETE_TOPICS, 0),

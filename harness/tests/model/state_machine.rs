@@ -12,6 +12,7 @@ use proptest_state_machine::{prop_state_machine, ReferenceStateMachine, StateMac
 use kipcheck::codec::incremental_alter_configs_request as inc;
 use kipcheck::codec::update_features_request::FeatureUpdateKey;
 use kipcheck::codec::{IncrementalAlterConfigsRequest, UpdateFeaturesRequest};
+use kipcheck::emulate::controller::with_topics;
 use kipcheck::model::server_config::resource_type::{BROKER, TOPIC};
 use kipcheck::model::{
     BrokerModel, BrokerSettings, ControllerModel, Millis, ServerConfigDefs, SpecProfile,
@@ -206,13 +207,13 @@ impl StateMachineTest for ControllerUnderTest {
 
     fn init_test(state: &RefState) -> ControllerModel {
         // The topics the steps alter exist from bootstrap.
-        ControllerModel::new(
+        let model = ControllerModel::new(
             &profile(),
             ServerConfigDefs::default(),
             state.level,
             Millis(0),
-        )
-        .with_topics(Millis(0), &["t1".into(), "t2".into()])
+        );
+        with_topics(model, Millis(0), &["t1".into(), "t2".into()])
     }
 
     fn apply(mut c: ControllerModel, _state: &RefState, step: Step) -> ControllerModel {

@@ -31,9 +31,11 @@ mod op {
 type ResourceOutcome = Result<BTreeMap<String, String>, (ErrorCode, String)>;
 
 impl ControllerModel {
-    /// Checks one value against the definitions of its resource type at the current level.
-    /// `legacy` is true for AlterConfigs, false for IncrementalAlterConfigs.
-    pub(crate) fn check_value(
+    /// Checks one value against the definitions of its resource type at the current level
+    /// (static validators, KIP-1294 MV validators, as the decisions say): the error code and
+    /// message a refusal answers with. `legacy` is true for AlterConfigs (and CreateTopics'
+    /// configs, which Kafka checks the same way), false for IncrementalAlterConfigs.
+    pub fn check_value(
         &self,
         rtype: i8,
         name: &str,
@@ -129,8 +131,9 @@ impl ControllerModel {
         Ok(())
     }
 
-    /// Writes the difference between the current and `new` configs of a resource.
-    pub(crate) fn write_configs(
+    /// Writes the difference between the current and `new` configs of a resource: one
+    /// `ConfigRecord` per changed key, in key order (a removed key's value is null).
+    pub fn write_configs(
         &mut self,
         now: Millis,
         rtype: i8,

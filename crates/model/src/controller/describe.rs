@@ -1,11 +1,10 @@
 //! What a client can read back from the controller model on the wire, as Kafka's KRaft
-//! controller answers it (`ControllerApis`, `ConfigHelper`, `AuthHelper`,
-//! `ReplicationControlManager.unregisterBroker` in Apache Kafka 4.x): ApiVersions with the
-//! finalized feature levels, DescribeConfigs, DescribeCluster (controllers only) and
-//! UnregisterBroker. Scenarios use them to judge what a controller stored (a refused change
-//! left nothing, a refused registration registered nobody, a value survived failover) without
-//! the model's events, which real controllers do not emit. Reads go through
-//! [`ControllerModel`]'s state; only UnregisterBroker writes (an `UnregisterBrokerRecord`).
+//! controller answers it (`ControllerApis`, `ConfigHelper` in Apache Kafka 4.x): ApiVersions
+//! with the finalized feature levels (metadata.version read back) and DescribeConfigs.
+//! Scenarios use them to judge what a controller stored (a refused change left nothing, a
+//! value survived failover) without the model's events, which real controllers do not emit.
+//! Read-only. DescribeCluster and UnregisterBroker (Kafka behaviour the KIPs leave alone) are
+//! the harness's emulated controller's (`kipcheck::emulate::controller`), not this file's.
 
 use std::collections::BTreeMap;
 
@@ -13,48 +12,28 @@ use super::topics::unknown_topic;
 use super::ControllerModel;
 use crate::config_def::ConfigType;
 use crate::server_config::{resource_type, ServerConfigKey};
-use crate::time::Millis;
 use kipcheck_codec::api_versions_response::{ApiVersion, FinalizedFeatureKey};
-use kipcheck_codec::describe_cluster_response::DescribeClusterBroker;
 use kipcheck_codec::describe_configs_request::DescribeConfigsResource;
 use kipcheck_codec::describe_configs_response::{
     DescribeConfigsResourceResult, DescribeConfigsResult,
 };
 use kipcheck_codec::{
-    ApiKey, ApiVersionsResponse, DescribeClusterRequest, DescribeClusterResponse,
-    DescribeConfigsRequest, DescribeConfigsResponse, ErrorCode, Message, MetadataRecordBody,
-    RequestBody, UnregisterBrokerRecord, UnregisterBrokerRequest, UnregisterBrokerResponse,
+    ApiKey, ApiVersionsResponse, DescribeConfigsRequest, DescribeConfigsResponse, ErrorCode,
+    Message, RequestBody,
 };
 
 /// APIs the controller model answers besides ApiVersions (what it advertises).
-pub const CONTROLLER_APIS: [ApiKey; 9] = [
-    ApiKey::CREATE_TOPICS,
+pub const CONTROLLER_APIS: [ApiKey; 6] = [
     ApiKey::DESCRIBE_CONFIGS,
     ApiKey::ALTER_CONFIGS,
     ApiKey::INCREMENTAL_ALTER_CONFIGS,
     ApiKey::UPDATE_FEATURES,
     ApiKey::ENVELOPE,
-    ApiKey::DESCRIBE_CLUSTER,
     ApiKey::BROKER_REGISTRATION,
-    ApiKey::UNREGISTER_BROKER,
 ];
 
 /// The highest ApiVersions version the controller model advertises.
 const MAX_API_VERSIONS_VERSION: i16 = 4;
-
-/// The cluster id the controller model reports in DescribeCluster.
-pub const CLUSTER_ID: &str = "kipcheck-cluster";
-
-/// The controller listener the controller model reports in DescribeCluster.
-pub const CONTROLLER_LISTENER: (&str, i32) = ("localhost", 9093);
-
-/// `DescribeClusterRequest.EndpointType`: 1 = brokers, 2 = controllers.
-pub mod endpoint_type {
-    /// Brokers.
-    pub const BROKERS: i8 = 1;
-    /// Controllers.
-    pub const CONTROLLERS: i8 = 2;
-}
 
 /// `DescribeConfigsResponse.ConfigSource` numbers (Kafka's `DescribeConfigsResponse.ConfigSource`).
 pub mod config_source {
@@ -208,14 +187,17 @@ impl ControllerModel {
         Ok(entries.into_iter().filter(|e| wanted(&e.name)).collect())
     }
 
-    /// The effective configs of a topic created with `creation` (CreateTopics v5+ reports
-    /// them): every topic definition, the creation value else the default.
-    pub(super) fn topic_config_entries(&self, creation: &[(String, String)]) -> Vec<Entry> {
-        let creation: BTreeMap<String, String> = creation.iter().cloned().collect();
-        Self::layered(
-            &self.defs.topic,
-            &[(config_source::TOPIC_CONFIG, &creation)],
-        )
+    /// A topic's configs as DescribeConfigs lists them when its dynamic configs are
+    /// `dynamic`: every topic definition, the dynamic value (TOPIC_CONFIG) else the default
+    /// (DEFAULT_CONFIG), sensitive values null. What CreateTopics v5+ reports for a new topic.
+    pub fn describe_topic_configs(
+        &self,
+        dynamic: &BTreeMap<String, String>,
+    ) -> Vec<DescribeConfigsResourceResult> {
+        Self::layered(&self.defs.topic, &[(config_source::TOPIC_CONFIG, dynamic)])
+            .into_iter()
+            .map(Entry::into_result)
+            .collect()
     }
 
     /// Every definition and every stored key, with the first layer that sets it, else the
@@ -248,103 +230,24 @@ impl ControllerModel {
             })
             .collect()
     }
-
-    /// DescribeCluster as a KRaft controller answers it (`AuthHelper.computeDescribeClusterResponse`
-    /// with `EndpointType.CONTROLLER`): only EndpointType 2 is served, listing the controllers
-    /// (this one) with itself as `ControllerId`; EndpointType 1 (brokers, also v0's implicit
-    /// value) is MISMATCHED_ENDPOINT_TYPE (INVALID_REQUEST at v0), any other type
-    /// UNSUPPORTED_ENDPOINT_TYPE (INVALID_REQUEST at v0). A controller never lists brokers.
-    pub fn handle_describe_cluster(
-        &self,
-        version: i16,
-        req: &DescribeClusterRequest,
-    ) -> DescribeClusterResponse {
-        let requested = req.endpoint_type.unwrap_or(endpoint_type::BROKERS);
-        let refusal = match requested {
-            endpoint_type::CONTROLLERS => None,
-            endpoint_type::BROKERS => Some((
-                ErrorCode::MISMATCHED_ENDPOINT_TYPE,
-                "The request was sent to an endpoint of type CONTROLLER, but we wanted an \
-                 endpoint of type BROKER",
-            )),
-            _ => Some((
-                ErrorCode::UNSUPPORTED_ENDPOINT_TYPE,
-                "Unsupported endpoint type",
-            )),
-        };
-        if let Some((code, message)) = refusal {
-            let code = if version == 0 {
-                ErrorCode::INVALID_REQUEST
-            } else {
-                code
-            };
-            return DescribeClusterResponse {
-                error_code: code.0,
-                error_message: Some(format!("{message} {requested}").into()),
-                ..DescribeClusterResponse::default().project(version)
-            };
-        }
-        let (host, port) = CONTROLLER_LISTENER;
-        DescribeClusterResponse {
-            endpoint_type: (version >= 1).then_some(endpoint_type::CONTROLLERS),
-            cluster_id: CLUSTER_ID.into(),
-            controller_id: self.node_id,
-            brokers: vec![DescribeClusterBroker {
-                broker_id: self.node_id,
-                host: host.into(),
-                port,
-                rack: None,
-                is_fenced: (version >= 2).then_some(false),
-                ..Default::default()
-            }],
-            ..DescribeClusterResponse::default().project(version)
-        }
-    }
-
-    /// UnregisterBroker (`ReplicationControlManager.unregisterBroker`): an id with no
-    /// registration is BROKER_ID_NOT_REGISTERED and changes nothing; a registered broker is
-    /// removed by an `UnregisterBrokerRecord` carrying its epoch.
-    pub fn handle_unregister_broker(
-        &mut self,
-        now: Millis,
-        _version: i16,
-        req: &UnregisterBrokerRequest,
-    ) -> UnregisterBrokerResponse {
-        let Some(epoch) = self.brokers.get(&req.broker_id).map(|b| b.epoch) else {
-            return UnregisterBrokerResponse {
-                error_code: ErrorCode::BROKER_ID_NOT_REGISTERED.0,
-                ..Default::default()
-            };
-        };
-        self.append(
-            now,
-            0,
-            MetadataRecordBody::UnregisterBrokerRecord(UnregisterBrokerRecord {
-                broker_id: req.broker_id,
-                broker_epoch: epoch,
-                ..Default::default()
-            }),
-        );
-        UnregisterBrokerResponse::default()
-    }
 }
 
-/// One described config before it becomes a wire entry (DescribeConfigs, CreateTopics v5+).
-pub(super) struct Entry {
-    pub(super) name: String,
+/// One described config before it becomes a wire entry.
+struct Entry {
+    name: String,
     value: Option<String>,
-    pub(super) source: i8,
+    source: i8,
     ty: Option<ConfigType>,
 }
 
 impl Entry {
     /// True for a PASSWORD definition: its value is never shown.
-    pub(super) fn is_sensitive(&self) -> bool {
+    fn is_sensitive(&self) -> bool {
         self.ty.is_some_and(ConfigType::is_sensitive)
     }
 
     /// The value as the wire shows it (null when sensitive).
-    pub(super) fn shown_value(&self) -> Option<String> {
+    fn shown_value(&self) -> Option<String> {
         if self.is_sensitive() {
             None
         } else {

@@ -1,11 +1,14 @@
-//! The controller's one request dispatch ([`ControllerModel::handle_request`]) and Envelope
-//! (API 58): a KRaft broker forwards a client's request (IncrementalAlterConfigs among them)
-//! to the controller inside an Envelope whose RequestData is the request's header and body;
-//! the controller handles the inner request exactly as if it had come directly (the KIP-1256
-//! and KIP-1294 checks included) and answers the inner response's header and body in
-//! ResponseData. As Kafka's `EnvelopeUtils`: RequestData that does not decode, an API that is
-//! not forwardable (a nested Envelope among them) or a ClientHostAddress that is no IPv4 or
-//! IPv6 address is INVALID_REQUEST on the Envelope itself, with a null ResponseData.
+//! The controller model's request dispatch ([`ControllerModel::handle_request`]: the APIs the
+//! KIPs touch) and Envelope (API 58): a KRaft broker forwards a client's request
+//! (IncrementalAlterConfigs among them) to the controller inside an Envelope whose RequestData
+//! is the request's header and body; the controller handles the inner request exactly as if
+//! it had come directly (the KIP-1256 and KIP-1294 checks included) and answers the inner
+//! response's header and body in ResponseData. As Kafka's `EnvelopeUtils`: RequestData that
+//! does not decode, an API that is not forwardable (a nested Envelope among them) or a
+//! ClientHostAddress that is no IPv4 or IPv6 address is INVALID_REQUEST on the Envelope
+//! itself, with a null ResponseData. [`ControllerModel::handle_envelope_with`] lets a wider
+//! dispatch (the harness's emulated controller, which also answers CreateTopics) answer the
+//! inner request.
 
 use super::ControllerModel;
 use crate::time::Millis;
@@ -14,8 +17,9 @@ use kipcheck_codec::{
     ResponseBody, ResponseHeader,
 };
 
-/// The APIs this controller model serves that a broker forwards in an Envelope (Kafka's
-/// `ApiKeys.forwardable` among them).
+/// The controller APIs a broker forwards in an Envelope (Kafka's `ApiKeys.forwardable` among
+/// them). CreateTopics is answered only by a dispatch that serves it
+/// ([`ControllerModel::handle_envelope_with`]).
 pub const FORWARDABLE_APIS: [ApiKey; 4] = [
     ApiKey::CREATE_TOPICS,
     ApiKey::ALTER_CONFIGS,
@@ -24,8 +28,10 @@ pub const FORWARDABLE_APIS: [ApiKey; 4] = [
 ];
 
 impl ControllerModel {
-    /// Handles one request at `version`: the answer, or `None` for an API this controller
-    /// does not serve. The one dispatch the cluster and Envelope's inner requests use.
+    /// Handles one request at `version`: the answer, or `None` for an API this model does not
+    /// serve (CreateTopics, DeleteTopics, DescribeCluster and UnregisterBroker are Kafka
+    /// behaviour the KIPs leave alone: the harness's emulated controller answers them over
+    /// this model's state).
     pub fn handle_request(
         &mut self,
         now: Millis,
@@ -45,17 +51,8 @@ impl ControllerModel {
             RequestBody::UpdateFeatures(r) => {
                 ResponseBody::UpdateFeatures(self.handle_update_features(now, version, r))
             }
-            RequestBody::CreateTopics(r) => {
-                ResponseBody::CreateTopics(self.handle_create_topics(now, version, r))
-            }
             RequestBody::DescribeConfigs(r) => {
                 ResponseBody::DescribeConfigs(self.handle_describe_configs(version, r))
-            }
-            RequestBody::DescribeCluster(r) => {
-                ResponseBody::DescribeCluster(self.handle_describe_cluster(version, r))
-            }
-            RequestBody::UnregisterBroker(r) => {
-                ResponseBody::UnregisterBroker(self.handle_unregister_broker(now, version, r))
             }
             RequestBody::Envelope(r) => ResponseBody::Envelope(self.handle_envelope(now, r)),
             RequestBody::ApiVersions(_) => ResponseBody::ApiVersions(self.api_versions_response()),
@@ -63,8 +60,21 @@ impl ControllerModel {
         })
     }
 
-    /// Envelope v0: the forwarded request handled as a direct one, its answer wrapped.
+    /// Envelope v0: the forwarded request handled as a direct one
+    /// ([`handle_request`](Self::handle_request)), its answer wrapped.
     pub fn handle_envelope(&mut self, now: Millis, req: &EnvelopeRequest) -> EnvelopeResponse {
+        self.handle_envelope_with(now, req, Self::handle_request)
+    }
+
+    /// [`handle_envelope`](Self::handle_envelope) with `dispatch` answering the inner request
+    /// (`None`: not served, INVALID_REQUEST on the Envelope). The unwrapping, the forwardable
+    /// check and the wrapping of the answer stay this model's.
+    pub fn handle_envelope_with(
+        &mut self,
+        now: Millis,
+        req: &EnvelopeRequest,
+        dispatch: impl FnOnce(&mut Self, Millis, i16, &RequestBody) -> Option<ResponseBody>,
+    ) -> EnvelopeResponse {
         let refused = EnvelopeResponse {
             response_data: None,
             error_code: ErrorCode::INVALID_REQUEST.0,
@@ -82,7 +92,7 @@ impl ControllerModel {
             return refused;
         }
         let version = inner.header.request_api_version;
-        let Some(answer) = self.handle_request(now, version, &inner.body) else {
+        let Some(answer) = dispatch(self, now, version, &inner.body) else {
             return refused;
         };
         let header = ResponseHeader {

@@ -214,6 +214,13 @@ impl ControllerModel {
         offset
     }
 
+    /// Appends one metadata record (at version 0) and applies it, as a controller does when
+    /// it commits one: for records the model's own APIs do not write (the harness's emulated
+    /// controller creates and deletes topics, unregisters brokers). The record's offset.
+    pub fn append_record(&mut self, now: Millis, body: MetadataRecordBody) -> u64 {
+        self.append(now, 0, body)
+    }
+
     pub(super) fn log_event(&mut self, now: Millis, event: Event) {
         self.events.push(LoggedEvent { at: now, event });
     }

@@ -8,7 +8,7 @@ use crate::scenario::{validate, Scenario, Step};
 
 /// The cluster id the scenarios' BrokerRegistration requests carry: the reference
 /// controller's.
-pub const SCENARIO_CLUSTER_ID: &str = crate::model::controller::describe::CLUSTER_ID;
+pub const SCENARIO_CLUSTER_ID: &str = crate::emulate::controller::CLUSTER_ID;
 
 /// `scenario` with the live controller's `cluster_id` (or why it is not known) in every
 /// BrokerRegistration it sends, directly or inside an Envelope, where it wrote

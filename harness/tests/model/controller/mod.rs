@@ -1,5 +1,7 @@
 //! Controller behaviour of the reference model (KIP-1326 registration and persistence,
-//! KIP-1294 MV-aware validation and audits, KIP-1256 request checks), through its public API.
+//! KIP-1294 MV-aware validation and audits, KIP-1256 request checks), through its public API;
+//! `emulated.rs`: the harness's emulated controller APIs (CreateTopics, DescribeCluster,
+//! UnregisterBroker) over it.
 
 use crate::model_support::cfg;
 use kipcheck::codec::broker_registration_request::StaticConfig;
@@ -13,6 +15,7 @@ use kipcheck::codec::{
     Message, MetadataRecordBody, RemoveTopicRecord, TopicRecord, UnregisterBrokerRecord,
     UnregisterBrokerRequest, UpdateFeaturesRequest, Uuid,
 };
+use kipcheck::emulate::controller::with_topics;
 use kipcheck::model::server_config::resource_type::{BROKER, TOPIC, UNKNOWN};
 use kipcheck::model::{
     AuditDirection, BrokerModel, BrokerSettings, ControllerModel, Event, IncrementalInvalidValue,
@@ -21,6 +24,7 @@ use kipcheck::model::{
 };
 
 mod alter_configs;
+mod emulated;
 mod envelope;
 mod read_back;
 mod registration;
@@ -40,7 +44,11 @@ const TOPICS: [&str; 4] = ["t", "t1", "t2", "u"];
 
 fn controller(profile: &SpecProfile, level: i16) -> ControllerModel {
     let topics: Vec<String> = TOPICS.iter().map(|t| t.to_string()).collect();
-    ControllerModel::new(profile, defs(), level, Millis(0)).with_topics(Millis(0), &topics)
+    with_topics(
+        ControllerModel::new(profile, defs(), level, Millis(0)),
+        Millis(0),
+        &topics,
+    )
 }
 
 fn broker(id: i32, props: &[(&str, &str)]) -> BrokerModel {

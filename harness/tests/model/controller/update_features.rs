@@ -106,8 +106,8 @@ fn downgrade_audit_direction_is_a_profile_reading() {
             audit_direction: direction,
             ..SpecProfile::default()
         };
-        let mut old = ControllerModel::new(&p, ServerConfigDefs::default(), 50, Millis(0))
-            .with_topics(Millis(0), &["t".to_string()]);
+        let model = ControllerModel::new(&p, ServerConfigDefs::default(), 50, Millis(0));
+        let mut old = with_topics(model, Millis(0), &["t".to_string()]);
         old.handle_incremental_alter_configs(
             Millis(0),
             1,
