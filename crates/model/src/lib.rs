@@ -29,6 +29,9 @@ pub mod server_config;
 pub mod time;
 pub mod validators;
 
+// Views for tests only (the `testing` cargo feature); no library code may use them.
+mod testing;
+
 pub use api_versions::{api_version_range, api_versions_unsupported, handshake_api_versions};
 pub use backoff::ExponentialBackoff;
 pub use broker::{
