@@ -24,6 +24,7 @@ pub mod exit;
 pub mod faulty;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod hash;
 pub mod interop;
 pub mod ledger;
 pub mod live_client;

@@ -50,17 +50,6 @@ impl ExponentialBackoff {
         let value = (factor * term) as u64;
         value.min(self.max_ms)
     }
-
-    /// The closed interval every [`delay`](Self::delay) for `attempts` falls in.
-    pub fn bounds(&self, attempts: u32) -> (u64, u64) {
-        if self.max_ms <= self.initial_ms {
-            return (self.initial_ms, self.initial_ms);
-        }
-        let term = self.term(attempts);
-        let lo = ((1.0 - self.jitter) * term).floor() as u64;
-        let hi = ((1.0 + self.jitter) * term).ceil() as u64;
-        (lo.min(self.max_ms), hi.min(self.max_ms))
-    }
 }
 
 #[cfg(test)]

@@ -19,7 +19,6 @@ pub mod config_def;
 pub mod controller;
 pub mod decisions;
 pub mod events;
-pub mod hash;
 pub mod invariants;
 pub mod profile;
 pub mod rng;
@@ -28,6 +27,9 @@ pub mod sensitivity;
 pub mod server_config;
 pub mod time;
 pub mod validators;
+
+// Views for tests only (the `testing` cargo feature); no library code may use them.
+mod testing;
 
 pub use api_versions::{api_version_range, api_versions_unsupported, handshake_api_versions};
 pub use backoff::ExponentialBackoff;
@@ -43,7 +45,6 @@ pub use config_def::{
 pub use controller::{ControllerModel, MetadataRecord, RegisteredBroker, ReplayError};
 pub use decisions::{BrokerDecisions, ClientDecisions, ControllerDecisions, Reference};
 pub use events::{Event, LoggedEvent, NodeId};
-pub use hash::{fnv1a64, Fnv1a64};
 pub use invariants::InvariantViolation;
 pub use profile::{
     AuditDirection, AuditRejection, BrokerEntryChecks, DefaultKeyLists, Defaults,

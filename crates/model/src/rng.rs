@@ -33,18 +33,6 @@ impl ModelRng {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
-    /// Up to `max` random bytes (the length is random too): raw input for fuzzing's
-    /// `Unstructured`.
-    pub fn bytes(&mut self, max: usize) -> Vec<u8> {
-        let n = (self.next_u64() % (max as u64 + 1)) as usize;
-        let mut out = Vec::with_capacity(n + 8);
-        while out.len() < n {
-            out.extend_from_slice(&self.next_u64().to_le_bytes());
-        }
-        out.truncate(n);
-        out
-    }
-
     /// A number in `[lo, hi)`; `lo` when the range is empty.
     pub fn range_f64(&mut self, lo: f64, hi: f64) -> f64 {
         if hi <= lo {

@@ -31,9 +31,8 @@ use crate::codec::{
     SmallVec, Uuid, VersionRange,
 };
 
-use crate::model::{
-    api_version_range as range, api_versions_unsupported, handshake_api_versions, Fnv1a64,
-};
+use crate::hash::Fnv1a64;
+use crate::model::{api_version_range as range, api_versions_unsupported, handshake_api_versions};
 
 /// The Metadata versions an emulated node advertises: v4-13, as Kafka 4.4 brokers (KIP-896
 /// removed v0-3). It answers every version the codec decodes all the same.

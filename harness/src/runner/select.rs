@@ -8,8 +8,8 @@ use super::events::Grade;
 use crate::scenario::Scenario;
 
 /// The documented, stable hash behind `hash:M/N` partitions and per-scenario seeds
-/// (FNV-1a, 64-bit; one implementation, in the model).
-pub use crate::model::fnv1a64;
+/// (FNV-1a, 64-bit; one implementation, [`crate::hash`]).
+pub use crate::hash::fnv1a64;
 
 /// `*` (any run) and `?` (any one character) glob match.
 pub fn glob_match(pattern: &str, text: &str) -> bool {

@@ -201,20 +201,6 @@ impl ClientModel {
         self.client_type
     }
 
-    /// The effective configuration: every key the client defines → its value as
-    /// `convertToString` renders it (user value, else default; `None` for null).
-    pub fn effective_config(&self) -> BTreeMap<&'static str, Option<String>> {
-        self.defs
-            .keys()
-            .map(|d| {
-                let value =
-                    selection::effective_value(&self.defs, &self.user, &self.profile, d.name)
-                        .and_then(|(v, _)| v);
-                (d.name, value)
-            })
-            .collect()
-    }
-
     /// The PushConfig this client sends, if any (the result of key selection).
     pub fn selected_request(&self) -> Option<&PushConfigRequest> {
         self.selection.request.as_ref()
@@ -228,11 +214,6 @@ impl ClientModel {
     /// True while user requests are held back.
     pub fn is_blocking(&self) -> bool {
         self.state == HandshakeState::Pending && !self.released
-    }
-
-    /// PushConfig requests sent so far.
-    pub fn attempts(&self) -> u32 {
-        self.attempts
     }
 
     /// The handshake deadline (meaningful once started): start + the deadline setting, for a

@@ -253,11 +253,6 @@ impl ControllerModel {
             .unwrap_or_default()
     }
 
-    /// Every resource with dynamic configs.
-    pub fn all_configs(&self) -> &BTreeMap<(i8, String), BTreeMap<String, String>> {
-        &self.configs
-    }
-
     /// True if RegisterBrokerRecord v5 with StaticConfigs is written at the current level.
     pub fn persists_static_configs(&self) -> bool {
         let (level, enabling) = (

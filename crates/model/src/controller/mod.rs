@@ -87,7 +87,7 @@ pub struct ControllerModel {
     pub(super) defs: ServerConfigDefs,
     pub(super) features: BTreeMap<String, i16>,
     pub(super) brokers: BTreeMap<i32, RegisteredBroker>,
-    pub(super) configs: BTreeMap<(i8, String), BTreeMap<String, String>>,
+    pub(crate) configs: BTreeMap<(i8, String), BTreeMap<String, String>>,
     /// Topics that exist (a `TopicRecord` named them): name → topic id.
     pub(super) topics: BTreeMap<String, Uuid>,
     pub(super) log: Vec<MetadataRecord>,

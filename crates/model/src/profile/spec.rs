@@ -2,8 +2,6 @@
 //! commented `default_profile.yaml` that documents it), loading from YAML and validation
 //! ([`ProfileError`]). It holds data and never changes what the model reads.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
 use super::defaults::{DefaultKeyLists, Defaults, Timing};
@@ -12,7 +10,7 @@ use super::readings::{
     MvValidatorInclusion, PushConfigAuthorization, RegistrationRejection, RequestTimeoutAction,
     Reregistration, SizeMeasure, UnadvertisedPushConfigReply, UpdateFeaturesPrecedence,
 };
-use crate::config_def::{ClientType, ConfigTypeNumbering};
+use crate::config_def::ConfigTypeNumbering;
 use kipcheck_codec::ProvisionalNumbers;
 
 /// Every knob of the model. `SpecProfile::default()` is kip-notes' recommended reading.
@@ -154,13 +152,5 @@ impl SpecProfile {
             });
         }
         Ok(())
-    }
-
-    /// The default keys of every client type, by type (for reports).
-    pub fn default_key_table(&self) -> BTreeMap<ClientType, Vec<String>> {
-        ClientType::ALL
-            .into_iter()
-            .map(|t| (t, self.default_keys.for_client(t).to_vec()))
-            .collect()
     }
 }

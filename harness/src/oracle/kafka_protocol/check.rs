@@ -11,6 +11,8 @@ use super::cmp::Cmp;
 use super::disagreement::{Direction, Disagreement, Mismatch};
 use super::pair::Pair;
 use crate::codec::{to_hex, Message};
+use crate::hash::fnv1a64;
+use crate::model::ModelRng;
 
 /// Default seed; `KIPCHECK_DIFF_SEED` (decimal or 0x-hex) overrides it.
 pub const SEED: u64 = 0x6b69_7063_6865_636b;
@@ -25,6 +27,20 @@ pub const MIN_ACCEPTED: usize = 25;
 // Deterministic randomness.
 
 // The model's one generator ([`crate::model::ModelRng`]) feeds `Unstructured`.
+
+/// Up to `max` random bytes from `rng` (the length is random too): the raw input of one
+/// `Unstructured`. The length is `next_u64 % (max + 1)`, then whole `next_u64` words in
+/// little-endian order, truncated: a seed gives the same bytes forever (a failure's seed
+/// reproduces it).
+pub fn random_bytes(rng: &mut ModelRng, max: usize) -> Vec<u8> {
+    let n = (rng.next_u64() % (max as u64 + 1)) as usize;
+    let mut out = Vec::with_capacity(n + 8);
+    while out.len() < n {
+        out.extend_from_slice(&rng.next_u64().to_le_bytes());
+    }
+    out.truncate(n);
+    out
+}
 
 /// [`SEED`], or `KIPCHECK_DIFF_SEED` (decimal or 0x-hex) when set.
 pub fn seed() -> u64 {
@@ -201,12 +217,11 @@ pub fn run<P: Pair>() {
     for v in P::VERSIONS {
         assert!(<P::Ours as Message>::VALID_VERSIONS.contains(v));
         // One stream per message and version, so a failure reproduces on its own.
-        let mut rng = crate::model::ModelRng::new(
-            seed ^ (u64::from(v as u16) << 48) ^ name.len() as u64 ^ crate::model::fnv1a64(name),
-        );
+        let mut rng =
+            ModelRng::new(seed ^ (u64::from(v as u16) << 48) ^ name.len() as u64 ^ fnv1a64(name));
         let mut stats = Stats::default();
         for _ in 0..ITERATIONS {
-            let data = rng.bytes(MAX_INPUT);
+            let data = random_bytes(&mut rng, MAX_INPUT);
             let Ok(raw) = P::Ours::arbitrary(&mut Unstructured::new(&data)) else {
                 continue;
             };

@@ -40,7 +40,7 @@
 //! values. Behind the `differential` cargo feature (optional dependencies `kafka-protocol` and
 //! `bytes`).
 //!
-//! The parts: `check.rs` (the driver: seeds, [`sanitize`], both directions per value, [`run()`]),
+//! The parts: `check.rs` (the driver: seeds, [`random_bytes`], [`sanitize`], both directions per value, [`run()`]),
 //! `cmp.rs` ([`Cmp`]: field-by-field comparison), `leaf.rs` ([`Leaf`]), `pair.rs` (the
 //! [`Pair`] and [`Visit`] traits the generated code implements). This file only declares the
 //! parts and re-exports their names, so `oracle::kafka_protocol::X` paths stay as they were.
@@ -58,8 +58,8 @@ pub mod pair;
 mod tests;
 
 pub use check::{
-    both_decode, check_forward, check_reverse, run, sanitize, seed, Stats, ITERATIONS, MAX_INPUT,
-    MIN_ACCEPTED, SEED,
+    both_decode, check_forward, check_reverse, random_bytes, run, sanitize, seed, Stats,
+    ITERATIONS, MAX_INPUT, MIN_ACCEPTED, SEED,
 };
 pub(crate) use cmp::ktags;
 pub use cmp::{st, Cmp};

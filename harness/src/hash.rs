@@ -1,6 +1,8 @@
-//! The crate's one stable hash: FNV-1a, 64-bit. It names `hash:M/N` partitions, derives
-//! per-scenario seeds, corpus file names, the emulated brokers' topic ids and the differential
-//! test's per-message seeds, so it must never change within a release series. Pure; no I/O.
+//! kipcheck's one stable hash: FNV-1a, 64-bit, used to name things. It names `hash:M/N`
+//! partitions, derives per-scenario seeds, corpus file names, the emulated brokers' topic ids
+//! and the differential test's per-message seeds, so it must never change within a release
+//! series (scenario seeds depend on its exact values). Harness machinery, not KIP behaviour:
+//! the reference model (`kipcheck-model`) decides nothing with it. Pure; no I/O.
 
 /// FNV-1a's 64-bit offset basis.
 const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
