@@ -7,7 +7,7 @@
 use super::broker::BrokerModel;
 use super::client::{ClientModel, HandshakeState};
 use super::controller::ControllerModel;
-use super::decisions::Reference;
+use super::decisions::{BrokerDecisions, Reference};
 use super::events::Event;
 use super::selection::request_size;
 use super::sensitivity::classify;
@@ -135,7 +135,7 @@ impl BrokerModel {
             let mv = self.mv_validators_count();
             check(
                 M,
-                key.is_some_and(|k| k.is_reported_with(&Reference, mv)),
+                key.is_some_and(|k| Reference.reports_static_config(k.report_facts(mv))),
                 || format!("static config {} must not be reported", s.name),
             )?;
         }

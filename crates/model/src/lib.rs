@@ -55,6 +55,6 @@ pub use profile::{
 };
 pub use rng::ModelRng;
 pub use sensitivity::{classify, SensitivityRule};
-pub use server_config::{ReportPolicy, ServerConfigDefs, ServerConfigKey};
+pub use server_config::{ReportFacts, ReportPolicy, ServerConfigDefs, ServerConfigKey};
 pub use time::Millis;
 pub use validators::{MvValidators, Validator};

@@ -4,13 +4,11 @@
 //! `ControllerReportPolicy`. Also the `ConfigResource.Type` numbers. Judges values; never
 //! stores them.
 
-use super::decisions::{BrokerDecisions, Reference};
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::config_def::{ConfigType, ConfigValue};
-use super::decisions::ControllerDecisions;
 use super::validators::{MvValidators, ValidationFailure, Validator};
 
 /// KIP-1326's `ConfigDef.ControllerReportPolicy`.
@@ -64,25 +62,28 @@ impl ServerConfigKey {
         self
     }
 
-    /// KIP-1326's inclusion rule: has a validator, policy is not NEVER, type is not PASSWORD.
-    pub fn is_reported(&self) -> bool {
-        self.is_reported_with(&Reference, false)
+    /// What KIP-1326's inclusion rule reads of this definition (the rule itself is a broker
+    /// decision, `BrokerDecisions::reports_static_config`). `mv_validators_count`: KIP-1294 MV
+    /// validators count as "a Validator" (profile `mv_validator_inclusion: counts`).
+    pub fn report_facts(&self, mv_validators_count: bool) -> ReportFacts {
+        ReportFacts {
+            has_validator: self.validator.is_some()
+                || (mv_validators_count && !self.mv_validators.is_empty()),
+            never_reported: self.report_policy == ReportPolicy::Never,
+            is_password: self.ty == ConfigType::Password,
+        }
     }
+}
 
-    /// [`is_reported`](Self::is_reported) as a broker taking `decisions` applies it;
-    /// `mv_validators_count` = KIP-1294 MV validators count as "a Validator" (profile
-    /// `mv_validator_inclusion: counts`).
-    pub fn is_reported_with(
-        &self,
-        decisions: &dyn BrokerDecisions,
-        mv_validators_count: bool,
-    ) -> bool {
-        decisions.reports_static_config(
-            self.validator.is_some() || (mv_validators_count && !self.mv_validators.is_empty()),
-            self.report_policy == ReportPolicy::Never,
-            self.ty == ConfigType::Password,
-        )
-    }
+/// What KIP-1326's inclusion rule reads of a broker config definition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReportFacts {
+    /// It has a validator (MV validators included where the profile counts them).
+    pub has_validator: bool,
+    /// Its report policy is NEVER.
+    pub never_reported: bool,
+    /// Its type is PASSWORD.
+    pub is_password: bool,
 }
 
 /// A value the definitions reject.
@@ -301,27 +302,16 @@ impl ServerConfigDefs {
         Ok(parsed)
     }
 
-    /// Parses `value` and runs the MV-aware validator in force at `level` only (the floor
-    /// entry; nothing below the lowest key).
-    pub fn check_mv(
+    /// Parses `value` and runs `chosen`, the MV-aware validators in force at `level` (which
+    /// ones is a controller decision, `ControllerDecisions::mv_validators_in_force`: the floor
+    /// entry only). Nothing is parsed when none is in force.
+    pub fn check_mv_validators(
         name: &str,
         key: &ServerConfigKey,
         value: &str,
         level: i16,
+        chosen: Vec<(i16, &Validator)>,
     ) -> Result<(), ConfigCheckFailure> {
-        Self::check_mv_with(name, key, value, level, &Reference)
-    }
-
-    /// [`check_mv`](Self::check_mv) with the validators in force at `level` as `decisions`
-    /// chooses them.
-    pub fn check_mv_with(
-        name: &str,
-        key: &ServerConfigKey,
-        value: &str,
-        level: i16,
-        decisions: &dyn ControllerDecisions,
-    ) -> Result<(), ConfigCheckFailure> {
-        let chosen = decisions.mv_validators_in_force(&key.mv_validators, level);
         if chosen.is_empty() {
             return Ok(());
         }
@@ -341,40 +331,5 @@ impl ServerConfigDefs {
             })?;
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn inclusion_rule() {
-        let d = ServerConfigDefs::default();
-        assert!(d.broker["log.segment.bytes"].is_reported());
-        assert!(!d.broker["log.dirs"].is_reported(), "no validator");
-        assert!(!d.broker["ssl.protocol"].is_reported(), "NEVER");
-        let mut pw =
-            ServerConfigKey::new(ConfigType::Password, None, Some(Validator::NonEmptyString));
-        assert!(!pw.is_reported(), "PASSWORD");
-        pw.ty = ConfigType::String;
-        assert!(pw.is_reported());
-    }
-
-    #[test]
-    fn mv_check_uses_floor_and_static_is_independent() {
-        let d = ServerConfigDefs::default().with_mv_validator(
-            "log.segment.bytes",
-            30,
-            Validator::AtLeast(3.0 * 1048576.0),
-        );
-        let key = &d.broker["log.segment.bytes"];
-        assert!(ServerConfigDefs::check_mv("log.segment.bytes", key, "2097152", 29).is_ok());
-        assert!(matches!(
-            ServerConfigDefs::check_mv("log.segment.bytes", key, "2097152", 31),
-            Err(ConfigCheckFailure::MetadataVersion { threshold: 30, .. })
-        ));
-        assert!(ServerConfigDefs::check_static("log.segment.bytes", key, "1024").is_err());
-        assert!(ServerConfigDefs::check_mv("log.segment.bytes", key, "1024", 29).is_ok());
     }
 }

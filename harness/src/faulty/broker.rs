@@ -5,7 +5,7 @@ use super::{Fault, Faulty, REFERENCE};
 use crate::model::config_def::{ConfigType, ConfigTypeNumbering, ConfigValue};
 use crate::model::events::PolicyConfig;
 use crate::model::profile::BrokerEntryChecks;
-use crate::model::BrokerDecisions;
+use crate::model::{BrokerDecisions, ReportFacts};
 use kipcheck_codec::ErrorCode;
 
 /// CLASS or PASSWORD: the ConfigTypes a sensitive entry is declared with.
@@ -100,21 +100,16 @@ impl BrokerDecisions for Faulty {
             || REFERENCE.closes_after_push_response(error_code)
     }
 
-    fn reports_static_config(
-        &self,
-        has_validator: bool,
-        never_reported: bool,
-        is_password: bool,
-    ) -> bool {
+    fn reports_static_config(&self, facts: ReportFacts) -> bool {
         // Each fault lifts one clause of KIP-1326's inclusion rule; reporting PASSWORD keys
         // as null needs them in the report first.
-        REFERENCE.reports_static_config(
-            has_validator || self.has(Fault::ReportsValidatorlessConfigs),
-            never_reported && !self.has(Fault::ReportsNeverConfigs),
-            is_password
+        REFERENCE.reports_static_config(ReportFacts {
+            has_validator: facts.has_validator || self.has(Fault::ReportsValidatorlessConfigs),
+            never_reported: facts.never_reported && !self.has(Fault::ReportsNeverConfigs),
+            is_password: facts.is_password
                 && !self.has(Fault::ReportsPasswordConfigs)
                 && !self.has(Fault::ReportsPasswordAsNull),
-        )
+        })
     }
 
     fn reports_null_value(&self, ty: ConfigType) -> bool {
@@ -149,6 +144,14 @@ impl BrokerDecisions for Faulty {
 mod tests {
     use super::*;
     use crate::faulty::Faults;
+
+    fn facts(has_validator: bool, never_reported: bool, is_password: bool) -> ReportFacts {
+        ReportFacts {
+            has_validator,
+            never_reported,
+            is_password,
+        }
+    }
 
     fn with(fault: Fault) -> Faulty {
         Faulty(Faults::one(fault))
@@ -246,16 +249,18 @@ mod tests {
     fn static_config_decisions_differ_only_under_their_fault() {
         let none = Faulty(Faults::none());
         // (has_validator, never_reported, is_password)
-        assert!(none.reports_static_config(true, false, false));
-        assert!(!none.reports_static_config(false, false, false));
-        assert!(!none.reports_static_config(true, true, false));
-        assert!(!none.reports_static_config(true, false, true));
-        assert!(with(Fault::ReportsValidatorlessConfigs).reports_static_config(false, false, false));
-        assert!(!with(Fault::ReportsValidatorlessConfigs).reports_static_config(false, true, false));
-        assert!(with(Fault::ReportsNeverConfigs).reports_static_config(true, true, false));
-        assert!(with(Fault::ReportsPasswordConfigs).reports_static_config(true, false, true));
+        assert!(none.reports_static_config(facts(true, false, false)));
+        assert!(!none.reports_static_config(facts(false, false, false)));
+        assert!(!none.reports_static_config(facts(true, true, false)));
+        assert!(!none.reports_static_config(facts(true, false, true)));
+        assert!(with(Fault::ReportsValidatorlessConfigs)
+            .reports_static_config(facts(false, false, false)));
+        assert!(!with(Fault::ReportsValidatorlessConfigs)
+            .reports_static_config(facts(false, true, false)));
+        assert!(with(Fault::ReportsNeverConfigs).reports_static_config(facts(true, true, false)));
+        assert!(with(Fault::ReportsPasswordConfigs).reports_static_config(facts(true, false, true)));
         let null = with(Fault::ReportsPasswordAsNull);
-        assert!(null.reports_static_config(true, false, true));
+        assert!(null.reports_static_config(facts(true, false, true)));
         assert_eq!(
             [ConfigType::Password, ConfigType::String].map(|ty| null.reports_null_value(ty)),
             [true, false]

@@ -8,6 +8,7 @@ use kipcheck::codec::{
     ResponseBody,
 };
 use kipcheck::model::config_def::{ConfigType, ConfigValue};
+use kipcheck::model::{BrokerDecisions, Reference};
 use kipcheck::model::{
     BrokerEntryChecks, BrokerModel, BrokerReply, BrokerRequest, BrokerSettings,
     ConfigTypeNumbering, Event, Millis, MvValidatorInclusion, PolicyVerdict, ServerConfigKey,
@@ -549,7 +550,7 @@ defs:
     );
     let key = &s.defs.broker["log.segment.bytes"];
     assert_eq!(key.mv_validators.floor(41).unwrap().0, 40);
-    assert!(key.is_reported());
+    assert!(Reference.reports_static_config(key.report_facts(false)));
     let b = BrokerModel::new(s, &SpecProfile::default()).unwrap();
     assert_eq!(b.static_configs().len(), 1);
     assert!(serde_saphyr::from_str::<BrokerSettings>("nodeid: 1\n").is_err());

@@ -24,7 +24,8 @@ impl BrokerModel {
             .broker
             .iter()
             .filter(|(_, key)| {
-                key.is_reported_with(self.decisions.as_ref(), self.mv_validators_count())
+                self.decisions
+                    .reports_static_config(key.report_facts(self.mv_validators_count()))
             })
             .filter_map(|(name, key)| {
                 if self.decisions.reports_null_value(key.ty) {

@@ -66,8 +66,15 @@ impl ControllerModel {
         if !self.decisions.runs_mv_validators(legacy) {
             return Ok(());
         }
-        ServerConfigDefs::check_mv_with(name, key, value, level, &*self.decisions)
-            .map_err(|e| (ErrorCode::INVALID_CONFIG, e.to_string()))
+        ServerConfigDefs::check_mv_validators(
+            name,
+            key,
+            value,
+            level,
+            self.decisions
+                .mv_validators_in_force(&key.mv_validators, level),
+        )
+        .map_err(|e| (ErrorCode::INVALID_CONFIG, e.to_string()))
     }
 
     /// A TOPIC resource must name a topic that exists. Checked after the values, as Kafka's

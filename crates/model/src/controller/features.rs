@@ -32,9 +32,14 @@ impl ControllerModel {
             };
             for (name, value) in configs {
                 let Some(key) = defs.get(name) else { continue };
-                if let Err(e) =
-                    ServerConfigDefs::check_mv_with(name, key, value, level, &*self.decisions)
-                {
+                if let Err(e) = ServerConfigDefs::check_mv_validators(
+                    name,
+                    key,
+                    value,
+                    level,
+                    self.decisions
+                        .mv_validators_in_force(&key.mv_validators, level),
+                ) {
                     out.push(format!("resource {rtype}:{rname} config: {e}"));
                 }
             }

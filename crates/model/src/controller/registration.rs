@@ -25,9 +25,16 @@ impl ControllerModel {
             .filter_map(|(name, value)| {
                 let key = self.defs.broker.get(name)?;
                 let value = value.as_ref()?;
-                ServerConfigDefs::check_mv_with(name, key, value, level, &*self.decisions)
-                    .err()
-                    .map(|e| e.to_string())
+                ServerConfigDefs::check_mv_validators(
+                    name,
+                    key,
+                    value,
+                    level,
+                    self.decisions
+                        .mv_validators_in_force(&key.mv_validators, level),
+                )
+                .err()
+                .map(|e| e.to_string())
             })
             .collect()
     }

@@ -6,6 +6,7 @@ use std::fmt::Debug;
 use crate::config_def::{ConfigType, ConfigTypeNumbering, ConfigValue};
 use crate::events::PolicyConfig;
 use crate::profile::BrokerEntryChecks;
+use crate::server_config::ReportFacts;
 use kipcheck_codec::ErrorCode;
 
 /// The decisions of the broker model; every default is the reference (see the module docs of
@@ -101,16 +102,10 @@ pub trait BrokerDecisions: Debug + Send + Sync {
     }
 
     /// True if a broker config definition goes into BrokerRegistration's StaticConfigs, given
-    /// what KIP-1326's inclusion rule reads of it: whether it has a validator, whether its
-    /// report policy is NEVER, whether its type is PASSWORD. KIP-1326: reported iff it has a
-    /// validator, its policy is not NEVER and its type is not PASSWORD.
-    fn reports_static_config(
-        &self,
-        has_validator: bool,
-        never_reported: bool,
-        is_password: bool,
-    ) -> bool {
-        has_validator && !never_reported && !is_password
+    /// what KIP-1326's inclusion rule reads of it ([`ReportFacts`]). KIP-1326: reported iff it
+    /// has a validator, its policy is not NEVER and its type is not PASSWORD.
+    fn reports_static_config(&self, facts: ReportFacts) -> bool {
+        facts.has_validator && !facts.never_reported && !facts.is_password
     }
 
     /// True if a reported definition of type `ty` goes into StaticConfigs with a null Value

@@ -40,3 +40,56 @@ pub fn reference_broker() -> Arc<dyn BrokerDecisions> {
 pub fn reference_controller() -> Arc<dyn ControllerDecisions> {
     Arc::new(Reference)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config_def::ConfigType;
+    use crate::server_config::{ConfigCheckFailure, ServerConfigDefs, ServerConfigKey};
+    use crate::validators::Validator;
+
+    /// The reference's MV check of `log.segment.bytes` at `level`.
+    fn check_mv(key: &ServerConfigKey, value: &str, level: i16) -> Result<(), ConfigCheckFailure> {
+        let chosen = Reference.mv_validators_in_force(&key.mv_validators, level);
+        ServerConfigDefs::check_mv_validators("log.segment.bytes", key, value, level, chosen)
+    }
+
+    #[test]
+    fn inclusion_rule() {
+        let d = ServerConfigDefs::default();
+        assert!(Reference.reports_static_config(d.broker["log.segment.bytes"].report_facts(false)));
+        assert!(
+            !Reference.reports_static_config(d.broker["log.dirs"].report_facts(false)),
+            "no validator"
+        );
+        assert!(
+            !Reference.reports_static_config(d.broker["ssl.protocol"].report_facts(false)),
+            "NEVER"
+        );
+        let mut pw =
+            ServerConfigKey::new(ConfigType::Password, None, Some(Validator::NonEmptyString));
+        assert!(
+            !Reference.reports_static_config(pw.report_facts(false)),
+            "PASSWORD"
+        );
+        pw.ty = ConfigType::String;
+        assert!(Reference.reports_static_config(pw.report_facts(false)));
+    }
+
+    #[test]
+    fn mv_check_uses_floor_and_static_is_independent() {
+        let d = ServerConfigDefs::default().with_mv_validator(
+            "log.segment.bytes",
+            30,
+            Validator::AtLeast(3.0 * 1048576.0),
+        );
+        let key = &d.broker["log.segment.bytes"];
+        assert!(check_mv(key, "2097152", 29).is_ok());
+        assert!(matches!(
+            check_mv(key, "2097152", 31),
+            Err(ConfigCheckFailure::MetadataVersion { threshold: 30, .. })
+        ));
+        assert!(ServerConfigDefs::check_static("log.segment.bytes", key, "1024").is_err());
+        assert!(check_mv(key, "1024", 29).is_ok());
+    }
+}
