@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use super::ControllerModel;
 use crate::config_def::{ConfigType, ConfigValue};
 use crate::events::Event;
-use crate::server_config::{resource_type, ServerConfigDefs};
+use crate::server_config::{resource_type, ConfigCheckFailure, ServerConfigDefs, ServerConfigKey};
 use crate::time::Millis;
 use kipcheck_codec::alter_configs_request as legacy_req;
 use kipcheck_codec::alter_configs_response::AlterConfigsResourceResponse;
@@ -66,15 +66,24 @@ impl ControllerModel {
         if !self.decisions.runs_mv_validators(legacy) {
             return Ok(());
         }
-        ServerConfigDefs::check_mv_validators(
-            name,
-            key,
-            value,
-            level,
-            self.decisions
-                .mv_validators_in_force(&key.mv_validators, level),
-        )
-        .map_err(|e| (ErrorCode::INVALID_CONFIG, e.to_string()))
+        self.check_mv(name, key, value, level)
+            .map_err(|e| (ErrorCode::INVALID_CONFIG, e.to_string()))
+    }
+
+    /// Runs the MV-aware validators of `key` this controller holds in force at `level` on
+    /// `value` (the registration audit, the metadata.version audit and alter-configs all ask
+    /// this one check).
+    pub(super) fn check_mv(
+        &self,
+        name: &str,
+        key: &ServerConfigKey,
+        value: &str,
+        level: i16,
+    ) -> Result<(), ConfigCheckFailure> {
+        let chosen = self
+            .decisions
+            .mv_validators_in_force(&key.mv_validators, level);
+        ServerConfigDefs::check_mv_validators(name, key, value, level, chosen)
     }
 
     /// A TOPIC resource must name a topic that exists. Checked after the values, as Kafka's

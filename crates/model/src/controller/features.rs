@@ -4,7 +4,6 @@
 use super::{ControllerModel, METADATA_VERSION};
 use crate::events::Event;
 use crate::profile::UpdateFeaturesPrecedence;
-use crate::server_config::ServerConfigDefs;
 use crate::time::Millis;
 use kipcheck_codec::update_features_response::UpdatableFeatureResult;
 use kipcheck_codec::{
@@ -32,14 +31,7 @@ impl ControllerModel {
             };
             for (name, value) in configs {
                 let Some(key) = defs.get(name) else { continue };
-                if let Err(e) = ServerConfigDefs::check_mv_validators(
-                    name,
-                    key,
-                    value,
-                    level,
-                    self.decisions
-                        .mv_validators_in_force(&key.mv_validators, level),
-                ) {
+                if let Err(e) = self.check_mv(name, key, value, level) {
                     out.push(format!("resource {rtype}:{rname} config: {e}"));
                 }
             }

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use super::ControllerModel;
 use crate::events::Event;
 use crate::profile::Reregistration;
-use crate::server_config::ServerConfigDefs;
 use crate::time::Millis;
 use kipcheck_codec::register_broker_record::{BrokerEndpoint, BrokerFeature, BrokerStaticConfig};
 use kipcheck_codec::{
@@ -25,16 +24,9 @@ impl ControllerModel {
             .filter_map(|(name, value)| {
                 let key = self.defs.broker.get(name)?;
                 let value = value.as_ref()?;
-                ServerConfigDefs::check_mv_validators(
-                    name,
-                    key,
-                    value,
-                    level,
-                    self.decisions
-                        .mv_validators_in_force(&key.mv_validators, level),
-                )
-                .err()
-                .map(|e| e.to_string())
+                self.check_mv(name, key, value, level)
+                    .err()
+                    .map(|e| e.to_string())
             })
             .collect()
     }
