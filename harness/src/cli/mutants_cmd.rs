@@ -1,19 +1,20 @@
 //! `kipcheck mutants`: runs the suite against every built-in faulty variant (or those named
 //! with `--mutant`), prints the kill matrix, writes `mutants.json` and `mutants.html`, and
-//! exits 1 if any variant survives. `--list` prints the variants and their bugs.
+//! exits 1 if any variant survives. `--list` prints the variants and their bugs; `--doc-tables`
+//! regenerates the kill-matrix tables of docs/mutants.md (rendered by `report::kill_tables`).
 
 use kipcheck::faulty::Fault;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::anyhow;
+use anyhow::{anyhow, Context};
 use clap::Args;
 use kipcheck::report::{
-    render_mutants_text_with, write_mutants_reports, ColorChoice, TerminalOptions,
-    MUTANTS_JSON_FILE,
+    render_mutants_text_with, splice_tables, write_mutants_reports, ColorChoice, MatrixView,
+    TerminalOptions, MUTANTS_JSON_FILE,
 };
-use kipcheck::runner::{kill_matrix, RunOptions};
+use kipcheck::runner::{kill_matrix, KillMatrix, RunOptions};
 
 use super::run_cmd::at_least_one;
 use super::selection::{load_selection, FilterArgs, Observe, SuiteArgs};
@@ -53,6 +54,13 @@ pub(super) struct MutantsArgs {
     /// them; TERM=dumb turns them off), `always` or `never`.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     color: ColorChoice,
+    /// Regenerate the kill-matrix tables between this doc's `<!-- generated: NAME -->`
+    /// markers (docs/mutants.md) from this run (with events) and `--wire-json`.
+    #[arg(long, value_name = "DOC", requires = "wire_json")]
+    doc_tables: Option<PathBuf>,
+    /// The `mutants.json` of a `--observe none` run with the same seed (for `--doc-tables`).
+    #[arg(long, value_name = "FILE", requires = "doc_tables")]
+    wire_json: Option<PathBuf>,
 }
 
 /// The `--list` text: one Markdown bullet per variant.
@@ -82,6 +90,10 @@ pub(super) fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::from(EXIT_USAGE));
             }
         }
+    }
+    if a.doc_tables.is_some() && a.observe != Observe::Target {
+        eprintln!("kipcheck: --doc-tables renders from a run with events (drop --observe none)");
+        return Ok(ExitCode::from(EXIT_USAGE));
     }
     if faults.is_empty() {
         faults = Fault::ALL.to_vec();
@@ -126,9 +138,29 @@ pub(super) fn run(a: MutantsArgs) -> anyhow::Result<ExitCode> {
         "kipcheck: wrote {}",
         a.report_dir.join(MUTANTS_JSON_FILE).display()
     );
+    if let (Some(doc), Some(wire)) = (&a.doc_tables, &a.wire_json) {
+        write_doc_tables(doc, wire, &matrix)?;
+    }
     if matrix.all_caught() {
         Ok(ExitCode::SUCCESS)
     } else {
         Ok(ExitCode::from(EXIT_FINDING))
     }
+}
+
+/// Regenerates the kill-matrix tables of `doc` from `matrix` and the wire-only `wire` result.
+fn write_doc_tables(doc: &Path, wire: &Path, matrix: &KillMatrix) -> anyhow::Result<()> {
+    let read = |p: &Path| {
+        std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))
+    };
+    let wire =
+        MatrixView::from_json(&read(wire)?).with_context(|| format!("{}", wire.display()))?;
+    let text = splice_tables(&read(doc)?, &MatrixView::from(matrix), &wire)
+        .with_context(|| format!("{}", doc.display()))?;
+    std::fs::write(doc, text).with_context(|| format!("cannot write {}", doc.display()))?;
+    eprintln!(
+        "kipcheck: regenerated the kill-matrix tables in {}",
+        doc.display()
+    );
+    Ok(())
 }

@@ -14,6 +14,7 @@ mod html;
 mod json;
 mod json_lines;
 mod junit;
+mod kill_tables;
 mod labels;
 mod markdown;
 mod mutants;
@@ -35,6 +36,10 @@ pub use html::{render_html, render_html_with, HtmlOptions, HTML_FILE};
 pub use json::{render_json, JSON_FILE};
 pub use json_lines::{JsonLinesReporter, MessageFormat};
 pub use junit::{render_junit, JUNIT_FILE};
+pub use kill_tables::{
+    render_table, splice_tables, DocTablesError, Layout, MatrixView, Table, VariantView,
+    DOC_TABLES_COMMAND, TABLES,
+};
 pub use markdown::{render_markdown, MARKDOWN_FILE};
 pub use mutants::{
     render_mutants_html, render_mutants_json, render_mutants_text, render_mutants_text_with,

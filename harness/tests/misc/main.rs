@@ -4,6 +4,7 @@
 //! One test binary (`cargo test --test misc`); each module is one former test file, so a
 //! filter names it: `cargo test --test misc -- docs_numbers::`.
 
+mod docs_kill_matrix;
 mod docs_numbers;
 mod fuzz_corpus;
 mod fuzz_smoke;
