@@ -97,22 +97,25 @@ impl ControllerModel {
         Ok(())
     }
 
-    /// The KIP-1256 structural checks of IncrementalAlterConfigs.
-    pub(super) fn structural_checks<'a>(
+    /// The KIP-1256 structural checks of IncrementalAlterConfigs, a refusal answered with the
+    /// code the decisions give (`structural_refusal_code`: INVALID_REQUEST).
+    pub(super) fn alter_structural_checks<'a>(
         &self,
         rtype: i8,
         rname: &str,
         names: impl Iterator<Item = &'a str>,
     ) -> Result<(), (ErrorCode, String)> {
         let refusal = self.decisions.structural_refusal_code();
-        self.structural_checks_reference(rtype, rname, names)
+        self.structural_checks(rtype, rname, names)
             .map_err(|(code, msg)| match code {
                 ErrorCode::INVALID_REQUEST => (refusal, msg),
                 code => (code, msg),
             })
     }
 
-    pub(crate) fn structural_checks_reference<'a>(
+    /// The structural checks themselves (a known resource type, this node's BROKER resource,
+    /// no key named twice), each refusal INVALID_REQUEST; DescribeConfigs runs them as they are.
+    pub(crate) fn structural_checks<'a>(
         &self,
         rtype: i8,
         rname: &str,
@@ -306,7 +309,7 @@ impl ControllerModel {
     /// The new config map of one IncrementalAlterConfigs resource, or why it is refused.
     pub(super) fn incremental_outcome(&self, r: &inc_req::AlterConfigsResource) -> ResourceOutcome {
         let (rtype, rname) = (r.resource_type, r.resource_name.as_str());
-        self.structural_checks(rtype, rname, r.configs.iter().map(|c| c.name.as_str()))?;
+        self.alter_structural_checks(rtype, rname, r.configs.iter().map(|c| c.name.as_str()))?;
         for c in &r.configs {
             if !(op::SET..=op::SUBTRACT).contains(&c.config_operation) {
                 let msg = format!(

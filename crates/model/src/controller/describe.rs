@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use super::topics::unknown_topic;
 use super::ControllerModel;
+use crate::api_versions::api_version_range;
 use crate::config_def::ConfigType;
 use crate::server_config::{resource_type, ServerConfigKey};
 use kipcheck_codec::api_versions_response::{ApiVersion, FinalizedFeatureKey};
@@ -66,12 +67,7 @@ impl ControllerModel {
         }];
         for k in CONTROLLER_APIS {
             if let Some(info) = RequestBody::info(k) {
-                keys.push(ApiVersion {
-                    api_key: k.0,
-                    min_version: info.valid.min,
-                    max_version: info.valid.max,
-                    ..Default::default()
-                });
+                keys.push(api_version_range(k, info.valid));
             }
         }
         keys.sort_by_key(|k| k.api_key);
@@ -167,7 +163,7 @@ impl ControllerModel {
                 })
                 .collect(),
             resource_type::BROKER => {
-                self.structural_checks_reference(r.resource_type, name, std::iter::empty())?;
+                self.structural_checks(r.resource_type, name, std::iter::empty())?;
                 let per_broker = self.resource_configs(resource_type::BROKER, name);
                 Self::layered(
                     &self.defs.broker,

@@ -15,7 +15,6 @@ pub mod topics;
 
 pub use topics::{create_topics, delete_topics, with_topics};
 
-use crate::codec::api_versions_response::ApiVersion;
 use crate::codec::describe_cluster_response::DescribeClusterBroker;
 use crate::codec::{
     ApiKey, ApiVersionsResponse, DescribeClusterRequest, DescribeClusterResponse, ErrorCode,
@@ -23,7 +22,7 @@ use crate::codec::{
     UnregisterBrokerRequest, UnregisterBrokerResponse,
 };
 use crate::model::controller::describe::CONTROLLER_APIS as MODEL_APIS;
-use crate::model::{ControllerModel, Millis};
+use crate::model::{api_version_range, ControllerModel, Millis};
 
 /// The APIs the emulated controller answers on top of the model's and advertises in
 /// ApiVersions with them. It answers DeleteTopics too, unadvertised and never routed by the
@@ -92,12 +91,7 @@ pub fn api_versions(model: &ControllerModel) -> ApiVersionsResponse {
     let mut av = model.api_versions_response();
     for key in EMULATED_APIS {
         if let Some(info) = RequestBody::info(key) {
-            av.api_keys.push(ApiVersion {
-                api_key: key.0,
-                min_version: info.valid.min,
-                max_version: info.valid.max,
-                ..Default::default()
-            });
+            av.api_keys.push(api_version_range(key, info.valid));
         }
     }
     av.api_keys.sort_by_key(|k| k.api_key);
