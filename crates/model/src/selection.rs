@@ -150,7 +150,7 @@ pub fn select_with(
                     config_key: key.into(),
                     config_value: raw.as_str().into(),
                     config_type: wire_type,
-                    is_default: false,
+                    // is_default: false, the field's default
                     ..Default::default()
                 });
             }

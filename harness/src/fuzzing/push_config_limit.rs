@@ -1,7 +1,7 @@
 //! The `push_config_limit` target: arbitrary PushConfig requests (entries and unknown tagged
 //! fields) against the broker model at an arbitrary `client.config.max.bytes`, under both
-//! size measures of the profile, through both entry points (`handle_request` with the
-//! encoded body, `handle_push_config` with the decoded request).
+//! size measures of the profile, through the broker's one entry point (`handle_request` with
+//! the encoded body, as a frame reaches it).
 //!
 //! Oracle, with the size computed here independently of the model's `measure`:
 //! - the response carries the profile's wire code for CONFIG_TOO_LARGE (canonical
@@ -98,28 +98,24 @@ fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
         let calls_before = broker.policy_invocations();
         let events_before = broker.events().len();
         let now = Millis(i);
-        let resp = if bool::arbitrary(u)? {
-            let reply = broker.handle_request(
-                now,
-                &BrokerRequest {
-                    api_key: profile.provisional.push_config_api_key,
-                    api_version: 0,
-                    body: body.clone(),
-                },
-            );
-            match reply {
-                BrokerReply::Response {
-                    api_key,
-                    body: ResponseBody::PushConfig(r),
-                    ..
-                } => {
-                    assert_eq!(api_key, profile.provisional.push_config_api_key);
-                    r
-                }
-                other => panic!("a well-formed PushConfig got {other:?}"),
+        let reply = broker.handle_request(
+            now,
+            &BrokerRequest {
+                api_key: profile.provisional.push_config_api_key,
+                api_version: 0,
+                body: body.clone(),
+            },
+        );
+        let resp = match reply {
+            BrokerReply::Response {
+                api_key,
+                body: ResponseBody::PushConfig(r),
+                ..
+            } => {
+                assert_eq!(api_key, profile.provisional.push_config_api_key);
+                r
             }
-        } else {
-            broker.handle_push_config(now, &req)
+            other => panic!("a well-formed PushConfig got {other:?}"),
         };
         assert_eq!(
             resp.error_code == too_large_wire,

@@ -35,17 +35,8 @@ impl BrokerModel {
         }
     }
 
-    /// Handles an already-decoded PushConfig (the broker advertises it), measuring its
-    /// canonical encoding. Error codes in the response are wire codes.
-    pub fn handle_push_config(
-        &mut self,
-        now: Millis,
-        req: &PushConfigRequest,
-    ) -> PushConfigResponse {
-        let body_len = req.encoded_len(0).unwrap_or(usize::MAX);
-        self.handle_push_config_sized(now, req, body_len, 0)
-    }
-
+    /// A PushConfig the broker advertises, decoded from a body of `body_len` bytes under a
+    /// request header of `header_len`. Error codes in the response are wire codes.
     pub(super) fn handle_push_config_sized(
         &mut self,
         now: Millis,

@@ -22,7 +22,7 @@ impl BrokerModel {
             .advertises_push_config()
             .then_some(self.profile.provisional.push_config_api_key);
         ApiVersionsResponse {
-            error_code: 0,
+            // error_code: NONE, the field's default
             api_keys: handshake_api_versions(push),
             throttle_time_ms: Some(0),
             ..Default::default()

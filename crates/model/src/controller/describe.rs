@@ -256,10 +256,9 @@ impl Entry {
         DescribeConfigsResourceResult {
             value: self.shown_value().map(Into::into),
             name: self.name.into(),
-            read_only: false,
+            // read_only: false and no synonyms, the fields' defaults
             config_source: self.source,
             is_sensitive: sensitive,
-            synonyms: Vec::new(),
             config_type: Some(self.ty.map_or(0, describe_config_type)),
             documentation: Some(None),
             ..Default::default()

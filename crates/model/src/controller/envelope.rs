@@ -6,9 +6,9 @@
 //! response's header and body in ResponseData. As Kafka's `EnvelopeUtils`: RequestData that
 //! does not decode, an API that is not forwardable (a nested Envelope among them) or a
 //! ClientHostAddress that is no IPv4 or IPv6 address is INVALID_REQUEST on the Envelope
-//! itself, with a null ResponseData. [`ControllerModel::handle_envelope_with`] lets a wider
-//! dispatch (the harness's emulated controller, which also answers CreateTopics) answer the
-//! inner request.
+//! itself, with a null ResponseData. [`ControllerModel::handle_envelope_with`] takes the
+//! dispatch that answers the inner request (the harness's emulated controller's, which also
+//! answers CreateTopics); ApiVersions and Envelope itself are the emulated controller's too.
 
 use super::ControllerModel;
 use crate::time::Millis;
@@ -29,9 +29,11 @@ pub const FORWARDABLE_APIS: [ApiKey; 4] = [
 
 impl ControllerModel {
     /// Handles one request at `version`: the answer, or `None` for an API this model does not
-    /// serve (CreateTopics, DeleteTopics, DescribeCluster and UnregisterBroker are Kafka
-    /// behaviour the KIPs leave alone: the harness's emulated controller answers them over
-    /// this model's state).
+    /// serve directly. The harness's emulated controller answers those: ApiVersions and Envelope
+    /// with [`api_versions_response`](Self::api_versions_response) and
+    /// [`handle_envelope_with`](Self::handle_envelope_with); CreateTopics, DeleteTopics,
+    /// DescribeCluster and UnregisterBroker, Kafka behaviour the KIPs leave alone, over this
+    /// model's state.
     pub fn handle_request(
         &mut self,
         now: Millis,
@@ -54,19 +56,12 @@ impl ControllerModel {
             RequestBody::DescribeConfigs(r) => {
                 ResponseBody::DescribeConfigs(self.handle_describe_configs(version, r))
             }
-            RequestBody::Envelope(r) => ResponseBody::Envelope(self.handle_envelope(now, r)),
-            RequestBody::ApiVersions(_) => ResponseBody::ApiVersions(self.api_versions_response()),
             _ => return None,
         })
     }
 
-    /// Envelope v0: the forwarded request handled as a direct one
-    /// ([`handle_request`](Self::handle_request)), its answer wrapped.
-    pub fn handle_envelope(&mut self, now: Millis, req: &EnvelopeRequest) -> EnvelopeResponse {
-        self.handle_envelope_with(now, req, Self::handle_request)
-    }
-
-    /// [`handle_envelope`](Self::handle_envelope) with `dispatch` answering the inner request
+    /// Envelope v0: the forwarded request answered by `dispatch` as a direct one, its answer
+    /// wrapped. `dispatch` answers the inner request
     /// (`None`: not served, INVALID_REQUEST on the Envelope). The unwrapping, the forwardable
     /// check and the wrapping of the answer stay this model's.
     pub fn handle_envelope_with(
@@ -76,7 +71,7 @@ impl ControllerModel {
         dispatch: impl FnOnce(&mut Self, Millis, i16, &RequestBody) -> Option<ResponseBody>,
     ) -> EnvelopeResponse {
         let refused = EnvelopeResponse {
-            response_data: None,
+            // response_data: null, the field's default
             error_code: ErrorCode::INVALID_REQUEST.0,
             ..Default::default()
         };
@@ -105,7 +100,7 @@ impl ControllerModel {
         match data {
             Ok(data) => EnvelopeResponse {
                 response_data: Some(Bytes(data)),
-                error_code: ErrorCode::NONE.0,
+                // error_code: NONE, the field's default
                 ..Default::default()
             },
             Err(_) => refused,

@@ -86,7 +86,7 @@ impl ControllerModel {
             }
             return BrokerRegistrationResponse {
                 error_code: code.0,
-                broker_epoch: -1,
+                // broker_epoch: -1, the field's default
                 ..Default::default()
             };
         }
@@ -148,7 +148,7 @@ impl ControllerModel {
                 })
                 .collect(),
             rack: req.rack.clone(),
-            fenced: true,
+            // fenced: true, the field's default (a new registration is fenced)
             static_configs: if persist && !statics.is_empty() {
                 Some(
                     statics

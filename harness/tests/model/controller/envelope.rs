@@ -1,6 +1,7 @@
 //! Envelope: an IncrementalAlterConfigs forwarded by a broker.
 
 use super::*;
+use kipcheck::emulate::controller::handle_request;
 
 /// An Envelope carrying `inner` at `version` (header with correlation id 7) from 127.0.0.1.
 fn envelope(
@@ -31,9 +32,10 @@ fn a_forwarded_incremental_alter_configs_is_validated_as_a_direct_one() {
     let mut c = controller(&SpecProfile::default(), 40);
     let two_mib = set("log.segment.bytes", Some("2097152"), 0);
     let iac = RequestBody::IncrementalAlterConfigs(inc_req(BROKER, "1", vec![two_mib], false));
-    let answer = c.handle_envelope(
+    let answer = c.handle_envelope_with(
         Millis(0),
         &envelope(ApiKey::INCREMENTAL_ALTER_CONFIGS, 1, &iac),
+        handle_request,
     );
     assert_eq!(answer.error_code, 0);
     let data = answer.response_data.expect("a forwarded answer").0;
@@ -47,9 +49,10 @@ fn a_forwarded_incremental_alter_configs_is_validated_as_a_direct_one() {
 
     let four_mib = set("log.segment.bytes", Some("4194304"), 0);
     let iac = RequestBody::IncrementalAlterConfigs(inc_req(BROKER, "1", vec![four_mib], false));
-    let answer = c.handle_envelope(
+    let answer = c.handle_envelope_with(
         Millis(0),
         &envelope(ApiKey::INCREMENTAL_ALTER_CONFIGS, 1, &iac),
+        handle_request,
     );
     let data = answer.response_data.expect("a forwarded answer").0;
     let inner = decode_response(&data, 0, ApiKey::INCREMENTAL_ALTER_CONFIGS, 1).unwrap();
@@ -73,7 +76,7 @@ fn a_forwarded_incremental_alter_configs_is_validated_as_a_direct_one() {
     let describe = RequestBody::DescribeConfigs(DescribeConfigsRequest::default());
     let unforwarded = envelope(ApiKey::DESCRIBE_CONFIGS, 4, &describe);
     for e in [bad_host, garbage, unforwarded] {
-        let answer = c.handle_envelope(Millis(0), &e);
+        let answer = c.handle_envelope_with(Millis(0), &e, handle_request);
         assert_eq!(
             (answer.error_code, answer.response_data),
             (ErrorCode::INVALID_REQUEST.0, None)
