@@ -23,7 +23,8 @@ use serde_json::{json, Map, Value};
 use super::error::{Crash, SetupError, Unsupported, Violation};
 use super::exec_process::{ExecOptions, ExecProcess};
 use super::target::{
-    AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
+    AdapterError, Capabilities, ConnOutput, OutRequest, Outbound, PeerAction, Session,
+    SessionConfig, Target,
 };
 use crate::codec::{
     self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers, RequestBody, RequestHeader,
@@ -527,8 +528,8 @@ fn peer_message(action: &PeerAction) -> Value {
 
 #[async_trait]
 impl Session for ExecSession {
-    async fn send(&mut self, conn: u32, frame: Vec<u8>) -> Result<(), AdapterError> {
-        let m = self.send_message(conn, &frame);
+    async fn send(&mut self, conn: u32, out: Outbound) -> Result<(), AdapterError> {
+        let m = self.send_message(conn, &out.frame);
         self.call(m, crashed).await
     }
 

@@ -41,7 +41,7 @@ pub use reference::{ReferenceSession, ReferenceTarget};
 pub use registry::{target_from_spec, TARGET_KINDS};
 pub use routed::{Fits, RouteError, Routed};
 pub use target::{
-    unclaimable_live, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig,
-    Target, TargetOptions, EMULATED_CONTROLLER_NODE,
+    unclaimable_live, Capabilities, ConnOutput, OutRequest, Outbound, PeerAction, Session,
+    SessionConfig, Target, TargetOptions, EMULATED_CONTROLLER_NODE,
 };
 pub use tcp::{TcpSession, TcpTarget};

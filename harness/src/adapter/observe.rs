@@ -9,7 +9,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::target::{
-    AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
+    AdapterError, Capabilities, ConnOutput, OutRequest, Outbound, PeerAction, Session,
+    SessionConfig, Target,
 };
 use crate::scenario::Capability;
 
@@ -62,8 +63,8 @@ struct UnobservedSession(Box<dyn Session>);
 
 #[async_trait]
 impl Session for UnobservedSession {
-    async fn send(&mut self, conn: u32, frame: Vec<u8>) -> Result<(), AdapterError> {
-        self.0.send(conn, frame).await
+    async fn send(&mut self, conn: u32, out: Outbound) -> Result<(), AdapterError> {
+        self.0.send(conn, out).await
     }
     async fn recv(&mut self, conn: u32, wait_ms: u64) -> Result<Option<ConnOutput>, AdapterError> {
         self.0.recv(conn, wait_ms).await

@@ -9,7 +9,8 @@ use async_trait::async_trait;
 use serde_json::Value;
 
 use super::target::{
-    AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
+    AdapterError, Capabilities, ConnOutput, OutRequest, Outbound, PeerAction, Session,
+    SessionConfig, Target,
 };
 use crate::codec::{self, ApiKey, ProvisionalNumbers, ResponseBody};
 
@@ -154,12 +155,12 @@ impl RecordingSession {
 
 #[async_trait]
 impl Session for RecordingSession {
-    async fn send(&mut self, conn: u32, frame: Vec<u8>) -> Result<(), AdapterError> {
-        if let Some(id) = self.request_id(&frame) {
+    async fn send(&mut self, conn: u32, out: Outbound) -> Result<(), AdapterError> {
+        if let Some(id) = self.request_id(&out.frame) {
             self.conn_pending.entry(conn).or_default().push_back(id);
         }
-        self.record(RecordedFrame::Request(frame.clone()));
-        self.inner.send(conn, frame).await
+        self.record(RecordedFrame::Request(out.frame.clone()));
+        self.inner.send(conn, out).await
     }
 
     async fn recv(&mut self, conn: u32, wait_ms: u64) -> Result<Option<ConnOutput>, AdapterError> {

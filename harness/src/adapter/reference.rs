@@ -16,8 +16,8 @@ use serde_json::Value;
 
 use super::error::{Crash, SetupError, Unsupported};
 use super::target::{
-    AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
-    EMULATED_CONTROLLER_NODE,
+    AdapterError, Capabilities, ConnOutput, OutRequest, Outbound, PeerAction, Session,
+    SessionConfig, Target, EMULATED_CONTROLLER_NODE,
 };
 use crate::codec::{
     self, limits::DEFAULT_MAX_FRAME_SIZE, ApiKey, ProvisionalNumbers, RequestHeader, ResponseBody,
@@ -332,7 +332,8 @@ fn logged_json(e: &LoggedEvent) -> Value {
 
 #[async_trait]
 impl Session for ReferenceSession {
-    async fn send(&mut self, conn: u32, frame: Vec<u8>) -> Result<(), AdapterError> {
+    async fn send(&mut self, conn: u32, out: Outbound) -> Result<(), AdapterError> {
+        let frame = out.frame;
         if self.closed.contains(&conn) {
             self.push(conn, ConnOutput::Closed);
             return Ok(());

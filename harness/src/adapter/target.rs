@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::binding::Unbound;
 pub use super::error::AdapterError;
 use super::manifest::TargetManifest;
+use crate::codec::{RequestBody, RequestHeader};
 use crate::model::SpecProfile;
 use crate::scenario::{Capability, Role, Scenario, Setup};
 
@@ -187,11 +188,33 @@ pub fn unclaimable_live(c: Capability) -> Option<&'static str> {
     }
 }
 
+/// A request frame kipcheck sends to the target, with the request it encodes when kipcheck
+/// built it from a typed body: a session that needs to know what it forwards reads that
+/// instead of decoding kipcheck's own frame again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outbound {
+    /// The whole frame, size prefix included, as it goes on the wire.
+    pub frame: Vec<u8>,
+    /// The header and body `frame` encodes; `None` for a `send_raw` step's bytes, which may be
+    /// malformed on purpose.
+    pub request: Option<Box<(RequestHeader, RequestBody)>>,
+}
+
+impl Outbound {
+    /// Raw bytes: what they are is unknown until somebody decodes them.
+    pub fn raw(frame: Vec<u8>) -> Self {
+        Self {
+            frame,
+            request: None,
+        }
+    }
+}
+
 /// One scenario's conversation with the target.
 #[async_trait]
 pub trait Session: Send {
     /// kipcheck sends a request frame to the target on connection `conn`.
-    async fn send(&mut self, conn: u32, frame: Vec<u8>) -> Result<(), AdapterError>;
+    async fn send(&mut self, conn: u32, out: Outbound) -> Result<(), AdapterError>;
     /// The target's next output on connection `conn`, waiting at most `wait_ms` (target time
     /// where the clock is virtual); `None` if nothing came.
     async fn recv(&mut self, conn: u32, wait_ms: u64) -> Result<Option<ConnOutput>, AdapterError>;

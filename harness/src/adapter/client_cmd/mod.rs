@@ -35,8 +35,8 @@ use self::process::ClientProcess;
 use self::properties::{client_properties, TempDir, ASSUMED_CLIENT_TYPE};
 use super::error::{ClientFault, Crash, SetupError, Tails, Unsupported};
 use super::target::{
-    AdapterError, Capabilities, ConnOutput, OutRequest, PeerAction, Session, SessionConfig, Target,
-    TargetOptions,
+    AdapterError, Capabilities, ConnOutput, OutRequest, Outbound, PeerAction, Session,
+    SessionConfig, Target, TargetOptions,
 };
 use crate::emulate::MetadataBroker;
 use crate::scenario::types::serde_name;
@@ -427,7 +427,7 @@ impl ClientCmdSession {
 
 #[async_trait]
 impl Session for ClientCmdSession {
-    async fn send(&mut self, _conn: u32, _frame: Vec<u8>) -> Result<(), AdapterError> {
+    async fn send(&mut self, _conn: u32, _out: Outbound) -> Result<(), AdapterError> {
         Err(unsupported("sending a request to a client"))
     }
 

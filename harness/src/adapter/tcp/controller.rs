@@ -18,6 +18,7 @@ use super::probe::{common_version, Probe};
 use super::{IO_TIMEOUT, NOT_CONTROLLER_BACKOFF};
 use crate::adapter::error::{CallError, ClusterIdError};
 use crate::adapter::manifest::{Downgrade, TargetManifest};
+use crate::adapter::target::Outbound;
 use crate::codec::{
     self,
     limits::{DEFAULT_MAX_FRAME_SIZE, PEER_MAX_FRAME_SIZE},
@@ -241,16 +242,17 @@ pub(super) struct RegistrationWatch {
 }
 
 impl RegistrationWatch {
-    /// Notes a request frame kipcheck sends on `conn`: an UpdateFeatures (whatever its
-    /// answer, even none) marks the level to be checked back; a BrokerRegistration that
-    /// decodes is awaited (a malformed one registers nobody).
+    /// Notes a request kipcheck sends on `conn`: an UpdateFeatures (whatever its answer, even
+    /// none) marks the level to be checked back; a BrokerRegistration is awaited. A typed send
+    /// is read as built; a `send_raw` frame is decoded here (a malformed one registers nobody).
     pub(super) fn sent(
         &mut self,
         conn: u32,
-        frame: &[u8],
+        out: &Outbound,
         numbers: &ProvisionalNumbers,
         kept: &Registered,
     ) {
+        let frame = &out.frame;
         if frame.get(4..6) == Some(&ApiKey::UPDATE_FEATURES.0.to_be_bytes()[..]) {
             if let Ok(mut k) = kept.lock() {
                 k.level_touched = !k.restore_to.is_empty();
@@ -268,15 +270,24 @@ impl RegistrationWatch {
         {
             return;
         }
-        let Ok(req) = codec::decode_request_frame(frame, DEFAULT_MAX_FRAME_SIZE, numbers) else {
-            return;
+        let decoded;
+        let (header, body) = match out.request.as_deref() {
+            Some((header, body)) => (header, body),
+            None => {
+                let Ok(d) = codec::decode_request_frame(frame, DEFAULT_MAX_FRAME_SIZE, numbers)
+                else {
+                    return;
+                };
+                decoded = d;
+                (&decoded.header, &decoded.body)
+            }
         };
         // (resource type, resource name, config names) of an alter that may write.
-        let touched: Vec<(i8, String, Vec<String>)> = match &req.body {
+        let touched: Vec<(i8, String, Vec<String>)> = match body {
             RequestBody::BrokerRegistration(r) => {
                 self.pending.insert(
-                    (conn, req.header.correlation_id),
-                    (req.header.request_api_version, r.broker_id),
+                    (conn, header.correlation_id),
+                    (header.request_api_version, r.broker_id),
                 );
                 return;
             }
@@ -334,5 +345,72 @@ impl RegistrationWatch {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::{
+        encode_response_frame, BrokerRegistrationRequest, BrokerRegistrationResponse, ResponseBody,
+        ResponseHeader,
+    };
+
+    /// A registration kipcheck built (typed) and the controller's NONE answer to it, on
+    /// connection 3 under correlation id 11.
+    fn registration(broker_id: i32) -> (RequestHeader, RequestBody, Vec<u8>) {
+        let header = RequestHeader {
+            request_api_key: ApiKey::BROKER_REGISTRATION.0,
+            request_api_version: 6,
+            correlation_id: 11,
+            client_id: Some("kipcheck".into()),
+            ..Default::default()
+        };
+        let body = RequestBody::BrokerRegistration(BrokerRegistrationRequest {
+            broker_id,
+            ..Default::default()
+        });
+        let answer = encode_response_frame(
+            &ResponseHeader {
+                correlation_id: 11,
+                ..Default::default()
+            },
+            &ResponseBody::BrokerRegistration(BrokerRegistrationResponse::default()),
+            6,
+        )
+        .unwrap();
+        (header, body, answer)
+    }
+
+    #[test]
+    fn a_typed_registration_is_read_as_built_and_a_raw_one_is_decoded() {
+        let numbers = ProvisionalNumbers::default();
+        let (header, body, answer) = registration(42);
+        let frame = codec::encode_request_frame(&header, &body, &numbers).unwrap();
+        // The frame cut after the API key: it no longer decodes, so only the typed request
+        // tells the watch who registers.
+        let cut = frame[..8].to_vec();
+
+        let registered = Registered::default();
+        let mut watch = RegistrationWatch::default();
+        let typed = Outbound {
+            frame: cut.clone(),
+            request: Some(Box::new((header, body))),
+        };
+        watch.sent(3, &typed, &numbers, &registered);
+        watch.answered(3, &answer, &registered);
+        assert_eq!(registered.lock().unwrap().brokers, BTreeSet::from([42]));
+
+        let registered = Registered::default();
+        let mut watch = RegistrationWatch::default();
+        watch.sent(3, &Outbound::raw(cut), &numbers, &registered);
+        watch.answered(3, &answer, &registered);
+        assert!(registered.lock().unwrap().brokers.is_empty());
+
+        let (header, body, answer) = registration(7);
+        let whole = codec::encode_request_frame(&header, &body, &numbers).unwrap();
+        watch.sent(3, &Outbound::raw(whole), &numbers, &registered);
+        watch.answered(3, &answer, &registered);
+        assert_eq!(registered.lock().unwrap().brokers, BTreeSet::from([7]));
     }
 }

@@ -23,7 +23,7 @@ use super::{IO_TIMEOUT, MAX_REAL_ADVANCE_MS};
 use crate::adapter::error::{AdapterError, Crash, SetupError, Unsupported};
 use crate::adapter::failover::{fail_over, FailoverCommand};
 use crate::adapter::policy_host::PolicyScope;
-use crate::adapter::target::{ConnOutput, OutRequest, PeerAction, Session};
+use crate::adapter::target::{ConnOutput, OutRequest, Outbound, PeerAction, Session};
 use crate::codec::{limits::DEFAULT_MAX_FRAME_SIZE, ProvisionalNumbers};
 use crate::net::FrameStream;
 
@@ -175,12 +175,12 @@ fn unsupported(step: &str) -> AdapterError {
 
 #[async_trait]
 impl Session for TcpSession {
-    async fn send(&mut self, conn: u32, frame: Vec<u8>) -> Result<(), AdapterError> {
+    async fn send(&mut self, conn: u32, out: Outbound) -> Result<(), AdapterError> {
         if let Some(r) = &mut self.registrations {
-            r.watch.sent(conn, &frame, &r.numbers, &r.registered);
+            r.watch.sent(conn, &out, &r.numbers, &r.registered);
         }
         let c = self.conn(conn).await?;
-        match tokio::time::timeout(IO_TIMEOUT, c.write.write_all(&frame)).await {
+        match tokio::time::timeout(IO_TIMEOUT, c.write.write_all(&out.frame)).await {
             // A write into a connection the peer closed: the reader reports the close.
             Ok(_) => Ok(()),
             Err(_) => Err(Crash::StoppedReading.into()),

@@ -8,7 +8,7 @@ use super::exchange::Peer;
 use super::failure::{mismatch_fail, StepFail, StepFailure};
 use super::redact::yaml;
 use super::scenario::{Exec, Forwarded, Sent};
-use crate::adapter::ConnOutput;
+use crate::adapter::{ConnOutput, Outbound};
 use crate::codec::{
     self, to_hex, ApiKey, Bytes, DecodeError, DecodedResponse, RequestBody, RequestHeader,
     ResponseBody,
@@ -44,7 +44,6 @@ impl Exec<'_> {
                 ))
             }
         };
-        let body = &body;
         let header = RequestHeader {
             request_api_key: self.wire(body.api_key()).0,
             request_api_version: s.version,
@@ -52,7 +51,7 @@ impl Exec<'_> {
             client_id: Some(s.client_id.as_deref().unwrap_or("kipcheck").into()),
             ..Default::default()
         };
-        let frame = codec::encode_request_frame(&header, body, &self.numbers)
+        let frame = codec::encode_request_frame(&header, &body, &self.numbers)
             .map_err(|e| StepFailure::msg(format!("cannot encode the request: {e}")))?;
         self.sent.entry(s.conn).or_default().push_back(Sent {
             api_key: body.api_key(),
@@ -65,7 +64,11 @@ impl Exec<'_> {
         let _ = self
             .log
             .request(now, Direction::Sent, Peer::Conn(s.conn), &frame);
-        self.session.send(s.conn, frame).await?;
+        let out = Outbound {
+            frame,
+            request: Some(Box::new((header, body))),
+        };
+        self.session.send(s.conn, out).await?;
         Ok(())
     }
     /// The Envelope body with `inner` encoded (header and body, under the next correlation id)
@@ -117,7 +120,7 @@ impl Exec<'_> {
         let _ = self
             .log
             .request(now, Direction::Sent, Peer::Conn(s.conn), &frame);
-        self.session.send(s.conn, frame).await?;
+        self.session.send(s.conn, Outbound::raw(frame)).await?;
         Ok(())
     }
     /// `expect_response`: the target's answer matches the pattern.

@@ -84,7 +84,7 @@ async fn open_scenario(target: &ExecTarget, id: &str) -> Box<dyn kipcheck::adapt
 /// Opens a session on `mode`, sends one request and returns the error it gives.
 async fn first_send_error(mode: &str, opts: ExecOptions) -> AdapterError {
     let mut session = open_session(mode, opts, FrameEncoding::Json).await;
-    bounded(session.send(0, push_frame()))
+    bounded(session.send(0, Outbound::raw(push_frame())))
         .await
         .expect_err("the adapter misbehaves")
 }
@@ -244,7 +244,9 @@ async fn base64_encoding_passes_frames_through_untouched_both_ways() {
         &ProvisionalNumbers::default(),
     )
     .expect("encodes");
-    bounded(session.send(0, request)).await.expect("sent");
+    bounded(session.send(0, Outbound::raw(request)))
+        .await
+        .expect("sent");
     let out = bounded(session.recv(0, 0)).await.expect("recv");
     // The fixture's hand-built frame, byte for byte: size 16, correlation id, ErrorCode 0,
     // one ApiKeys entry (18, 0, 4).

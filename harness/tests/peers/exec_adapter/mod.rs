@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use kipcheck::adapter::{
     target_from_spec, AdapterError, ConnOutput, Crash, ExecOptions, ExecTarget, FrameEncoding,
-    Moment, PeerAction, ProcessEnd, ProtocolViolation, SessionConfig, SetupError, Target,
+    Moment, Outbound, PeerAction, ProcessEnd, ProtocolViolation, SessionConfig, SetupError, Target,
     TargetOptions, TimedOut, Violation, Waiting,
 };
 use kipcheck::codec::{

@@ -230,7 +230,7 @@ struct BrokenSession {
 
 #[async_trait]
 impl Session for BrokenSession {
-    async fn send(&mut self, _: u32, _: Vec<u8>) -> Result<(), AdapterError> {
+    async fn send(&mut self, _: u32, _: kipcheck::adapter::Outbound) -> Result<(), AdapterError> {
         assert!(!self.panic, "the implementation under test crashed");
         Ok(())
     }
