@@ -115,7 +115,7 @@ impl ControllerModel {
 
     /// The structural checks themselves (a known resource type, this node's BROKER resource,
     /// no key named twice), each refusal INVALID_REQUEST; DescribeConfigs runs them as they are.
-    pub(crate) fn structural_checks<'a>(
+    pub fn structural_checks<'a>(
         &self,
         rtype: i8,
         rname: &str,

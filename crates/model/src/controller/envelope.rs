@@ -8,7 +8,7 @@
 //! ClientHostAddress that is no IPv4 or IPv6 address is INVALID_REQUEST on the Envelope
 //! itself, with a null ResponseData. [`ControllerModel::handle_envelope_with`] takes the
 //! dispatch that answers the inner request (the harness's emulated controller's, which also
-//! answers CreateTopics); ApiVersions and Envelope itself are the emulated controller's too.
+//! answers CreateTopics and DescribeConfigs).
 
 use super::ControllerModel;
 use crate::time::Millis;
@@ -27,13 +27,22 @@ pub const FORWARDABLE_APIS: [ApiKey; 4] = [
     ApiKey::UPDATE_FEATURES,
 ];
 
+/// The APIs the controller model answers (Envelope through
+/// [`ControllerModel::handle_envelope_with`]).
+pub const CONTROLLER_APIS: [ApiKey; 5] = [
+    ApiKey::ALTER_CONFIGS,
+    ApiKey::INCREMENTAL_ALTER_CONFIGS,
+    ApiKey::UPDATE_FEATURES,
+    ApiKey::ENVELOPE,
+    ApiKey::BROKER_REGISTRATION,
+];
+
 impl ControllerModel {
     /// Handles one request at `version`: the answer, or `None` for an API this model does not
-    /// serve directly. The harness's emulated controller answers those: ApiVersions and Envelope
-    /// with [`api_versions_response`](Self::api_versions_response) and
-    /// [`handle_envelope_with`](Self::handle_envelope_with); CreateTopics, DeleteTopics,
-    /// DescribeCluster and UnregisterBroker, Kafka behaviour the KIPs leave alone, over this
-    /// model's state.
+    /// serve directly. The harness's emulated controller answers those over this model's state:
+    /// Envelope with [`handle_envelope_with`](Self::handle_envelope_with); ApiVersions,
+    /// DescribeConfigs, CreateTopics, DeleteTopics, DescribeCluster and UnregisterBroker, Kafka
+    /// behaviour the KIPs leave alone.
     pub fn handle_request(
         &mut self,
         now: Millis,
@@ -52,9 +61,6 @@ impl ControllerModel {
             ),
             RequestBody::UpdateFeatures(r) => {
                 ResponseBody::UpdateFeatures(self.handle_update_features(now, version, r))
-            }
-            RequestBody::DescribeConfigs(r) => {
-                ResponseBody::DescribeConfigs(self.handle_describe_configs(version, r))
             }
             _ => return None,
         })

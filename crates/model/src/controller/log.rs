@@ -240,6 +240,17 @@ impl ControllerModel {
         self.features.get(METADATA_VERSION).copied().unwrap_or(0)
     }
 
+    /// Every finalized feature level by feature name (`metadata.version` among them), as the
+    /// FeatureLevelRecords in the log set them.
+    pub fn finalized_features(&self) -> &BTreeMap<String, i16> {
+        &self.features
+    }
+
+    /// The config definitions this controller validates and describes.
+    pub fn definitions(&self) -> &ServerConfigDefs {
+        &self.defs
+    }
+
     /// Registered brokers.
     pub fn brokers(&self) -> &BTreeMap<i32, RegisteredBroker> {
         &self.brokers

@@ -9,11 +9,11 @@
 //! record, replay and failover, read accessors), `registration.rs` (BrokerRegistration and
 //! its audit), `alter_configs.rs` (AlterConfigs and IncrementalAlterConfigs), `features.rs`
 //! (UpdateFeatures and the metadata.version audit), `topics.rs` (topic existence) and
-//! `describe.rs` (what a client reads back: ApiVersions, DescribeConfigs), `envelope.rs` (the
-//! model's request dispatch, and Envelope: a forwarded request handled as a direct one). This
-//! file holds the state and the types they share. Kafka APIs the KIPs leave alone
-//! (CreateTopics, DeleteTopics, DescribeCluster, UnregisterBroker) are not answered here: the
-//! harness emulates them over this model's state (`kipcheck::emulate::controller`).
+//! `envelope.rs` (the model's request dispatch, and Envelope: a forwarded request handled as a
+//! direct one). This file holds the state and the types they share. Kafka APIs the KIPs leave
+//! alone (CreateTopics, DeleteTopics, DescribeCluster, UnregisterBroker) and the read-back
+//! answers (ApiVersions, DescribeConfigs) are not answered here: the harness emulates them over
+//! this model's state (`kipcheck::emulate::controller`).
 
 use std::collections::BTreeMap;
 
@@ -25,12 +25,13 @@ use kipcheck_codec::{MetadataRecordBody, Uuid};
 use std::sync::Arc;
 
 mod alter_configs;
-pub mod describe;
 pub mod envelope;
 mod features;
 mod log;
 mod registration;
 mod topics;
+
+pub use topics::unknown_topic;
 
 /// The feature name of metadata.version.
 pub const METADATA_VERSION: &str = "metadata.version";

@@ -3,7 +3,7 @@
 //! Kafka 4.x): a topic exists once a `TopicRecord` names it and until a `RemoveTopicRecord`
 //! removes it (applied in `log.rs`, so a failover keeps it). Alters and describes of a TOPIC
 //! resource that does not exist are answered UNKNOWN_TOPIC_OR_PARTITION per resource (see
-//! `alter_configs.rs`, `describe.rs`).
+//! `alter_configs.rs`, and the harness's DescribeConfigs).
 //!
 //! Creating and deleting topics (CreateTopics, DeleteTopics, a scenario's setup topics) is
 //! Kafka behaviour the KIPs leave alone: the harness's emulated controller
@@ -14,7 +14,7 @@ use super::ControllerModel;
 use kipcheck_codec::{ErrorCode, Uuid};
 
 /// The message Kafka's controller gives for an alter or describe of a missing topic.
-pub(super) fn unknown_topic(name: &str) -> (ErrorCode, String) {
+pub fn unknown_topic(name: &str) -> (ErrorCode, String) {
     (
         ErrorCode::UNKNOWN_TOPIC_OR_PARTITION,
         format!("The topic '{name}' does not exist."),

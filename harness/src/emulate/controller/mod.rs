@@ -1,7 +1,7 @@
 //! The emulated controller: a [`ControllerModel`] (the KIP reference) plus the Kafka controller
 //! APIs the KIPs leave alone, answered over the model's state so scenarios can set a target up
-//! and read it back: CreateTopics and DeleteTopics ([`topics`]), DescribeCluster and
-//! UnregisterBroker (here). [`handle_request`] is the ONE dispatch for every in-process
+//! and read it back: ApiVersions and DescribeConfigs ([`describe`]), CreateTopics and
+//! DeleteTopics ([`topics`]), DescribeCluster and UnregisterBroker (here). [`handle_request`] is the ONE dispatch for every in-process
 //! controller: the simulated [`Cluster`](super::Cluster) (the reference target), `kipcheck
 //! serve --role controller` and an Envelope's inner request all go through it, so they answer
 //! byte for byte alike; every other API is the model's ([`ControllerModel::handle_request`]).
@@ -11,24 +11,27 @@
 //! anything a KIP says (config validation, registration, metadata.version stay the model's).
 //! Pure, synchronous and sans-IO.
 
+pub mod describe;
 pub mod topics;
 
+pub use describe::{api_versions, config_source, describe_configs, describe_topic_configs};
 pub use topics::{create_topics, delete_topics, with_topics};
 
 use crate::codec::describe_cluster_response::DescribeClusterBroker;
 use crate::codec::{
-    ApiKey, ApiVersionsResponse, DescribeClusterRequest, DescribeClusterResponse, ErrorCode,
-    Message, MetadataRecordBody, RequestBody, ResponseBody, UnregisterBrokerRecord,
-    UnregisterBrokerRequest, UnregisterBrokerResponse,
+    ApiKey, DescribeClusterRequest, DescribeClusterResponse, ErrorCode, Message,
+    MetadataRecordBody, RequestBody, ResponseBody, UnregisterBrokerRecord, UnregisterBrokerRequest,
+    UnregisterBrokerResponse,
 };
-use crate::model::controller::describe::CONTROLLER_APIS as MODEL_APIS;
-use crate::model::{api_version_range, ControllerModel, Millis};
+use crate::model::controller::envelope::CONTROLLER_APIS as MODEL_APIS;
+use crate::model::{ControllerModel, Millis};
 
 /// The APIs the emulated controller answers on top of the model's and advertises in
 /// ApiVersions with them. It answers DeleteTopics too, unadvertised and never routed by the
 /// reference target; `kipcheck serve --role controller` lists it (a live session prepares its
 /// topics with it).
-pub const EMULATED_APIS: [ApiKey; 3] = [
+pub const EMULATED_APIS: [ApiKey; 4] = [
+    ApiKey::DESCRIBE_CONFIGS,
     ApiKey::CREATE_TOPICS,
     ApiKey::DESCRIBE_CLUSTER,
     ApiKey::UNREGISTER_BROKER,
@@ -55,9 +58,9 @@ pub fn is_controller_api(key: ApiKey) -> bool {
 }
 
 /// Handles one controller request at `version`: the answer, or `None` for an API no
-/// controller here serves. CreateTopics, DeleteTopics, DescribeCluster and UnregisterBroker
-/// are emulated, ApiVersions adds [`EMULATED_APIS`] to the model's list, an Envelope's inner
-/// request comes back through this dispatch, and everything else is the model's.
+/// controller here serves. ApiVersions, DescribeConfigs, CreateTopics, DeleteTopics,
+/// DescribeCluster and UnregisterBroker are emulated, an Envelope's inner request comes back
+/// through this dispatch, and everything else is the model's.
 pub fn handle_request(
     model: &mut ControllerModel,
     now: Millis,
@@ -81,21 +84,11 @@ pub fn handle_request(
             ResponseBody::Envelope(model.handle_envelope_with(now, r, handle_request))
         }
         RequestBody::ApiVersions(_) => ResponseBody::ApiVersions(api_versions(model)),
+        RequestBody::DescribeConfigs(r) => {
+            ResponseBody::DescribeConfigs(describe_configs(model, version, r))
+        }
         other => return model.handle_request(now, version, other),
     })
-}
-
-/// ApiVersions as the emulated controller answers it: the model's answer (its APIs, the
-/// finalized feature levels) with [`EMULATED_APIS`] added, in API key order.
-pub fn api_versions(model: &ControllerModel) -> ApiVersionsResponse {
-    let mut av = model.api_versions_response();
-    for key in EMULATED_APIS {
-        if let Some(info) = RequestBody::info(key) {
-            av.api_keys.push(api_version_range(key, info.valid));
-        }
-    }
-    av.api_keys.sort_by_key(|k| k.api_key);
-    av
 }
 
 /// DescribeCluster as a KRaft controller answers it (`AuthHelper.computeDescribeClusterResponse`

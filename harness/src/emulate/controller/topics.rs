@@ -201,8 +201,7 @@ pub fn create_topics(
                     id
                 };
                 let dynamic: BTreeMap<String, String> = new.configs.iter().cloned().collect();
-                let configs = model
-                    .describe_topic_configs(&dynamic)
+                let configs = super::describe_topic_configs(model, &dynamic)
                     .into_iter()
                     .map(|e| CreatableTopicConfigs {
                         value: e.value,

@@ -1,6 +1,8 @@
-//! Read-back from the model: ApiVersions, DescribeConfigs, topic existence.
+//! Read-back from the model on the wire, through the emulated controller's ApiVersions and
+//! DescribeConfigs (`kipcheck::emulate::controller`), and topic existence.
 
 use super::*;
+use kipcheck::emulate::controller::{api_versions, describe_configs};
 
 fn describe(rtype: i8, rname: &str, keys: Option<&[&str]>) -> DescribeConfigsRequest {
     DescribeConfigsRequest {
@@ -20,7 +22,7 @@ fn described(
     version: i16,
     req: &DescribeConfigsRequest,
 ) -> Result<Vec<(String, Option<String>, i8)>, i16> {
-    let resp = c.handle_describe_configs(version, req);
+    let resp = describe_configs(c, version, req);
     assert_eq!(resp.results.len(), 1);
     let r = &resp.results[0];
     assert_eq!(
@@ -55,7 +57,7 @@ fn entry(name: &str, value: Option<&str>, source: i8) -> (String, Option<String>
 fn api_versions_reports_the_finalized_metadata_version_and_the_read_back_apis() {
     let p = SpecProfile::default();
     let mut c = controller(&p, 20);
-    let a = c.api_versions_response();
+    let a = api_versions(&c);
     let finalized = a.finalized_features.clone().unwrap();
     assert_eq!(finalized.len(), 1);
     assert_eq!(
@@ -77,24 +79,27 @@ fn api_versions_reports_the_finalized_metadata_version_and_the_read_back_apis() 
         ranges,
         vec![
             (18, 0, 4),
+            (19, 2, 7),
             (32, 1, 4),
             (33, 0, 2),
             (44, 0, 1),
             (57, 0, 2),
             (58, 0, 0),
+            (60, 0, 2),
             (62, 0, 6),
+            (64, 0, 0),
         ]
     );
     // A refused upgrade leaves the level; an accepted one moves it and the epoch.
     let refused = c.handle_update_features(Millis(1), 1, &mv_update(10, 1, false));
     assert_eq!(refused.error_code, ErrorCode::INVALID_UPDATE_VERSION.0);
-    let a = c.api_versions_response();
+    let a = api_versions(&c);
     assert_eq!(a.finalized_features.unwrap()[0].max_version_level, 20);
     // The last record: the bootstrap FeatureLevelRecord, then one TopicRecord per topic.
     assert_eq!(a.finalized_features_epoch, Some(TOPICS.len() as i64));
     let ok = c.handle_update_features(Millis(1), 1, &mv_update(30, 1, false));
     assert_eq!(ok.error_code, 0);
-    let a = c.api_versions_response();
+    let a = api_versions(&c);
     assert_eq!(a.finalized_features.unwrap()[0].max_version_level, 30);
     assert_eq!(a.finalized_features_epoch, Some(TOPICS.len() as i64 + 1));
 }
@@ -113,7 +118,7 @@ fn describe_configs_reads_back_dynamic_values_by_layer_as_a_controller() {
             entry("ssl.key.password", None, 5),
         ])
     );
-    let sensitive = c.handle_describe_configs(4, &describe(BROKER, "1", Some(keys)));
+    let sensitive = describe_configs(&c, 4, &describe(BROKER, "1", Some(keys)));
     let flags: Vec<(bool, Option<i8>)> = sensitive.results[0]
         .configs
         .iter()
@@ -166,7 +171,7 @@ fn describe_configs_reads_back_dynamic_values_by_layer_as_a_controller() {
         );
     }
     // v1 has no ConfigType: the answer is projected.
-    let v1 = c.handle_describe_configs(1, &describe(BROKER, "1", Some(&keys[..1])));
+    let v1 = describe_configs(&c, 1, &describe(BROKER, "1", Some(&keys[..1])));
     assert_eq!(v1.results[0].configs[0].config_type, None);
     assert_eq!(v1.to_bytes(1).map(|b| b.is_empty()), Ok(false));
     // The same answers after failover.
@@ -178,8 +183,8 @@ fn describe_configs_reads_back_dynamic_values_by_layer_as_a_controller() {
         describe(TOPIC, "t", None),
     ] {
         assert_eq!(
-            replayed.handle_describe_configs(4, &req),
-            c.handle_describe_configs(4, &req)
+            describe_configs(&replayed, 4, &req),
+            describe_configs(&c, 4, &req)
         );
     }
 }
@@ -265,7 +270,8 @@ fn a_topic_exists_only_once_created_and_alters_of_a_missing_topic_write_nothing(
     );
     assert_eq!(c.metadata_log().len(), 2);
     // DescribeConfigs: UNKNOWN_TOPIC_OR_PARTITION, no configs, an empty message (as Kafka 4.4).
-    let d = c.handle_describe_configs(
+    let d = describe_configs(
+        &c,
         4,
         &DescribeConfigsRequest {
             resources: vec![DescribeConfigsResource {
