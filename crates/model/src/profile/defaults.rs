@@ -130,14 +130,6 @@ impl Default for Timing {
     }
 }
 
-impl Timing {
-    /// The slack allowed around an expected `ms` (rounded up).
-    pub fn tolerance(&self, ms: u64) -> u64 {
-        self.tolerance_ms
-            .saturating_add((ms as f64 * self.tolerance_ratio).ceil() as u64)
-    }
-}
-
 /// The client configuration keys that set the handshake's timeline (the profile's timing
 /// defaults stand for them): the keys a real-clock run scales with `--time-scale`.
 pub const TIMELINE_CONFIG_KEYS: [&str; 5] = [

@@ -133,15 +133,6 @@ fn audit_rejection_defaults_to_invalid_config_and_loads_invalid_update_version()
 fn timing_tolerance_defaults_to_25_ms_and_10_percent() {
     let t = SpecProfile::default().timing;
     assert_eq!((t.tolerance_ms, t.tolerance_ratio), (25, 0.10));
-    assert_eq!(
-        [
-            t.tolerance(0),
-            t.tolerance(100),
-            t.tolerance(101),
-            t.tolerance(3000)
-        ],
-        [25, 35, 36, 325]
-    );
     let p = SpecProfile::from_yaml("timing: { tolerance_ms: 5 }\n").unwrap();
     assert_eq!((p.timing.tolerance_ms, p.timing.tolerance_ratio), (5, 0.10));
     assert!(matches!(

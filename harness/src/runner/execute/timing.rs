@@ -20,6 +20,15 @@ pub const STARTUP_ALLOWANCE_MS: u64 = 10_000;
 /// which includes the client process's start-up and is therefore not judged.
 pub(super) const STARTUP_NOT_JUDGED: &str = "not judged: includes the client's start-up";
 
+/// The slack a real-clock check allows around an expected `ms`: the profile's
+/// `tolerance_ms + tolerance_ratio × ms` (rounded up). The runner's judging slack, not a
+/// KIP's number.
+fn tolerance(timing: &Timing, ms: u64) -> u64 {
+    timing
+        .tolerance_ms
+        .saturating_add((ms as f64 * timing.tolerance_ratio).ceil() as u64)
+}
+
 /// How one scenario's timed steps are judged on a real-clock target.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RealTiming {
@@ -39,14 +48,14 @@ impl RealTiming {
     /// [`MAX_REAL_WAIT_MS`].
     pub fn deadline(&self, ms: u64) -> u64 {
         let s = self.scaled(ms);
-        s.saturating_add(self.timing.tolerance(s))
+        s.saturating_add(tolerance(&self.timing, s))
             .min(MAX_REAL_WAIT_MS)
     }
 
     /// A watch that nothing happens within `ms`: scaled, less the tolerance (0 stays "so far").
     pub fn quiet(&self, ms: u64) -> u64 {
         let s = self.scaled(ms);
-        s.saturating_sub(self.timing.tolerance(s))
+        s.saturating_sub(tolerance(&self.timing, s))
             .min(MAX_REAL_WAIT_MS)
     }
 
@@ -54,8 +63,8 @@ impl RealTiming {
     pub fn window(&self, lo: u64, hi: u64) -> (u64, u64) {
         let (l, h) = (self.scaled(lo), self.scaled(hi));
         (
-            l.saturating_sub(self.timing.tolerance(l)),
-            h.saturating_add(self.timing.tolerance(h)),
+            l.saturating_sub(tolerance(&self.timing, l)),
+            h.saturating_add(tolerance(&self.timing, h)),
         )
     }
 
@@ -116,6 +125,15 @@ impl RealTiming {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_tolerance_is_25_ms_and_10_percent_rounded_up() {
+        let t = Timing::default();
+        assert_eq!(
+            [0, 100, 101, 3000].map(|ms| tolerance(&t, ms)),
+            [25, 35, 36, 325]
+        );
+    }
 
     fn t(scale: f64) -> RealTiming {
         RealTiming {
