@@ -135,24 +135,18 @@ pub fn select_with(
         }
         let Some(def) = def else {
             // Only reachable when the sensitivity decision lets a key the client does not
-            // define through (rule 6 keeps it out): the raw text goes out as a STRING.
-            if let (Some(raw), Some(wire_type)) = (
-                user.get(&key),
-                decisions.wire_config_type(ConfigType::String, numbering),
-            ) {
+            // define through (rule 6 keeps it out).
+            let entry = user
+                .get(&key)
+                .and_then(|raw| decisions.undefined_key_entry(&key, raw, numbering));
+            if let Some(entry) = entry {
                 events.push(Event::KeySelected {
-                    key: key.clone(),
-                    value: raw.clone(),
-                    config_type: wire_type,
-                    is_default: false,
+                    key,
+                    value: entry.config_value.to_string(),
+                    config_type: entry.config_type,
+                    is_default: entry.is_default,
                 });
-                configs.push(Config {
-                    config_key: key.into(),
-                    config_value: raw.as_str().into(),
-                    config_type: wire_type,
-                    // is_default: false, the field's default
-                    ..Default::default()
-                });
+                configs.push(entry);
             }
             continue;
         };

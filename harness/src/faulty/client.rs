@@ -7,6 +7,7 @@ use crate::model::config_def::{ClientType, ConfigKeyDef, ConfigType, ConfigTypeN
 use crate::model::events::{NodeId, SkipReason, UnblockReason};
 use crate::model::sensitivity::SensitivityRule;
 use crate::model::{ClientDecisions, ConfigValue, ExponentialBackoff, ModelRng};
+use kipcheck_codec::push_config_request::Config;
 use kipcheck_codec::{ErrorCode, PushConfigRequest};
 
 impl ClientDecisions for Faulty {
@@ -21,6 +22,24 @@ impl ClientDecisions for Faulty {
             ClassType if self.has(Fault::NoClassTypeRule) => false,
             Undefined if self.has(Fault::SendsUndefinedKeys) => false,
             r => r.matches(key, defined),
+        })
+    }
+
+    fn undefined_key_entry(
+        &self,
+        key: &str,
+        raw: &str,
+        numbering: ConfigTypeNumbering,
+    ) -> Option<Config> {
+        if !self.has(Fault::SendsUndefinedKeys) {
+            return REFERENCE.undefined_key_entry(key, raw, numbering);
+        }
+        // The raw text goes out as a STRING.
+        Some(Config {
+            config_key: key.into(),
+            config_value: raw.into(),
+            config_type: self.wire_config_type(ConfigType::String, numbering)?,
+            ..Default::default()
         })
     }
 
@@ -265,6 +284,21 @@ mod tests {
         assert_eq!(
             with(Fault::SendsUndefinedKeys).sensitivity("my.custom", None),
             None
+        );
+    }
+
+    #[test]
+    fn only_sends_undefined_keys_builds_an_entry_for_an_undefined_key() {
+        let kip = ConfigTypeNumbering::ConfigDefType;
+        assert_eq!(REFERENCE.undefined_key_entry("my.custom", "v", kip), None);
+        assert_eq!(
+            with(Fault::SendsUndefinedKeys).undefined_key_entry("my.custom", "v", kip),
+            Some(Config {
+                config_key: "my.custom".into(),
+                config_value: "v".into(),
+                config_type: 1,
+                ..Default::default()
+            })
         );
     }
 

@@ -7,9 +7,10 @@ use std::collections::BTreeMap;
 
 use super::Faulty;
 use super::{Fault, REFERENCE};
+use crate::codec::update_features_response::UpdatableFeatureResult;
 use crate::codec::{
     self, BrokerRegistrationRequest, Bytes, EncodeError, ErrorCode, RegisterBrokerRecord,
-    ResponseBody, ResponseHeader, Uuid,
+    ResponseBody, ResponseHeader, UpdateFeaturesResponse, Uuid,
 };
 use crate::model::controller::METADATA_VERSION;
 use crate::model::validators::{MvValidators, Validator};
@@ -156,8 +157,25 @@ impl ControllerDecisions for Faulty {
         })
     }
 
-    fn audit_refusal_at_top_level(&self) -> bool {
-        !self.has(Fault::AuditErrorPerFeature) && REFERENCE.audit_refusal_at_top_level()
+    fn audit_refusal_answer(
+        &self,
+        code: ErrorCode,
+        message: &str,
+    ) -> Option<UpdateFeaturesResponse> {
+        if !self.has(Fault::AuditErrorPerFeature) {
+            return REFERENCE.audit_refusal_answer(code, message);
+        }
+        // The refusal on metadata.version's own result, the top-level error left NONE.
+        let result = UpdatableFeatureResult {
+            feature: METADATA_VERSION.into(),
+            error_code: code.0,
+            error_message: Some(message.into()),
+            ..Default::default()
+        };
+        Some(UpdateFeaturesResponse {
+            results: Some(vec![result]),
+            ..Default::default()
+        })
     }
 
     fn runs_static_validator(&self, legacy: bool, key: &ServerConfigKey, level: i16) -> bool {

@@ -91,18 +91,11 @@ impl ControllerModel {
                     message: message.clone(),
                 },
             );
-            if audit && !this.decisions.audit_refusal_at_top_level() {
-                let result = UpdatableFeatureResult {
-                    feature: METADATA_VERSION.into(),
-                    error_code: code.0,
-                    error_message: Some(message.into()),
-                    ..Default::default()
-                };
-                return UpdateFeaturesResponse {
-                    results: Some(vec![result]),
-                    ..Default::default()
-                }
-                .project(version);
+            if let Some(answer) = audit
+                .then(|| this.decisions.audit_refusal_answer(code, &message))
+                .flatten()
+            {
+                return answer.project(version);
             }
             UpdateFeaturesResponse {
                 error_code: code.0,

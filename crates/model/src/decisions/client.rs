@@ -12,6 +12,7 @@ use crate::config_def::{ClientType, ConfigKeyDef, ConfigType, ConfigTypeNumberin
 use crate::events::{NodeId, SkipReason, UnblockReason};
 use crate::rng::ModelRng;
 use crate::sensitivity::{classify, SensitivityRule};
+use kipcheck_codec::push_config_request::Config;
 use kipcheck_codec::{ErrorCode, PushConfigRequest};
 
 /// The decisions of the client model; every default is the reference (see the module docs of
@@ -38,6 +39,18 @@ pub trait ClientDecisions: Debug + Send + Sync {
     /// follows (the `ConfigDef.Type` ordinal in the newest text).
     fn wire_config_type(&self, ty: ConfigType, numbering: ConfigTypeNumbering) -> Option<i8> {
         numbering.to_wire(ty)
+    }
+
+    /// The entry sent for `key`, which the client does not define and the user set to `raw`,
+    /// once the sensitivity decision has let it through. KIP-1324: none (rule 6 keeps an
+    /// undefined key out, so the reference never gets here).
+    fn undefined_key_entry(
+        &self,
+        key: &str,
+        raw: &str,
+        numbering: ConfigTypeNumbering,
+    ) -> Option<Config> {
+        None
     }
 
     /// The ConfigValue text sent for a value of type `ty` that `convertToString` renders as

@@ -9,7 +9,7 @@ use crate::server_config::ServerConfigKey;
 use crate::validators::{MvValidators, Validator};
 use kipcheck_codec::{
     self as codec, BrokerRegistrationRequest, EncodeError, ErrorCode, RegisterBrokerRecord,
-    ResponseBody, ResponseHeader, Uuid,
+    ResponseBody, ResponseHeader, UpdateFeaturesResponse, Uuid,
 };
 
 /// The decisions of the controller model; every default is the reference (see the module docs of
@@ -110,10 +110,15 @@ pub trait ControllerDecisions: Debug + Send + Sync {
         audited.then_some(to)
     }
 
-    /// Whether a failed metadata.version audit is the UpdateFeatures response's top-level
-    /// error (so every version, v2 without Results included, carries it). KIP-1294: it is.
-    fn audit_refusal_at_top_level(&self) -> bool {
-        true
+    /// The UpdateFeatures answer to a failed metadata.version audit (refused with `code` and
+    /// `message`) when it is not the top-level error; `None`: the top-level error, so that
+    /// every version, v2 without Results included, carries it. KIP-1294: it is.
+    fn audit_refusal_answer(
+        &self,
+        code: ErrorCode,
+        message: &str,
+    ) -> Option<UpdateFeaturesResponse> {
+        None
     }
 
     /// Whether AlterConfigs (`legacy`) or IncrementalAlterConfigs runs the static `ConfigDef`
