@@ -3,7 +3,7 @@
 the crate split; `.cargo/mutants.toml`) with every
 survivor triaged: reads OUT/mutants.out/outcomes.json and the triage rules, prints Markdown.
 
-    python3 scripts/mutants-triage.py OUT [OUT ...] [--rules RULES.tsv] [--check]
+    python3 scripts/mutants-triage.py OUT [OUT ...] [--rules RULES.tsv] [--listed LIST] [--check]
 
 The rules default to scripts/mutants-triage.tsv (beside this script: hand-written input, kept
 with the tool that reads it; the outputs it triages are generated and live in reports/).
@@ -28,6 +28,10 @@ matches a survivor (a missed mutant; a timeout is detected: the suite did not pa
     removed          the code was deleted after the run (nothing called it)
     killed           a scenario added after the run catches it (checked by applying it by hand)
     to-read          not yet read: neither a gap nor explained (counted as a survivor)
+
+`--listed LIST` (the `cargo mutants --list` output of the last part's commit) counts each mutant
+that commit lists once, with the outcome of the last part that tested it, and leaves out
+mutants it no longer lists.
 
 `--check` exits 1 when a survivor matches no rule, so the file stays complete."""
 
@@ -103,12 +107,28 @@ def main(argv):
     if "--rules" in argv:
         rules_path = argv[argv.index("--rules") + 1]
         args = [a for a in args if a != rules_path]
+    listed_path = None
+    if "--listed" in argv:
+        listed_path = argv[argv.index("--listed") + 1]
+        args = [a for a in args if a != listed_path]
     rules = load_rules(rules_path)
     rows, total = [], 0
     for out in args:
         part, listed = read_outcome(Path(out))
         rows += part
         total = None if listed is None or total is None else total + listed
+    if listed_path:
+        # One run in parts across commits (a run, then `--iterate` after a change): the mutants
+        # the last commit lists, each with the outcome of the last part that tested it (an
+        # iteration re-tests what survived); a mutant no longer listed (its code left the
+        # model, or moved to other lines, which the iteration tested under the new name) is
+        # left out.
+        names = [n for n in Path(listed_path).read_text().splitlines() if n.strip()]
+        latest = {}
+        for name, file, summary in rows:
+            latest[name] = (name, file, summary)
+        rows = [latest[n] for n in names if n in latest]
+        total = len(names)
     kinds = Counter(s for _, _, s in rows)
     caught, missed = kinds["CaughtMutant"], kinds["MissedMutant"]
     timeout, unviable = kinds["Timeout"], kinds["Unviable"]

@@ -55,21 +55,6 @@ impl ConfigType {
         ConfigType::Password,
     ];
 
-    /// The Java enum constant's name, e.g. `INT`.
-    pub fn name(self) -> &'static str {
-        match self {
-            ConfigType::Boolean => "BOOLEAN",
-            ConfigType::String => "STRING",
-            ConfigType::Int => "INT",
-            ConfigType::Short => "SHORT",
-            ConfigType::Long => "LONG",
-            ConfigType::Double => "DOUBLE",
-            ConfigType::List => "LIST",
-            ConfigType::Class => "CLASS",
-            ConfigType::Password => "PASSWORD",
-        }
-    }
-
     /// The Java ordinal (`ConfigDef.Type.ordinal()`).
     pub fn ordinal(self) -> i8 {
         self as i8
@@ -81,9 +66,20 @@ impl ConfigType {
     }
 }
 
+/// The Java enum constant's name, e.g. `INT` (text for people: messages and reports).
 impl fmt::Display for ConfigType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(match self {
+            ConfigType::Boolean => "BOOLEAN",
+            ConfigType::String => "STRING",
+            ConfigType::Int => "INT",
+            ConfigType::Short => "SHORT",
+            ConfigType::Long => "LONG",
+            ConfigType::Double => "DOUBLE",
+            ConfigType::List => "LIST",
+            ConfigType::Class => "CLASS",
+            ConfigType::Password => "PASSWORD",
+        })
     }
 }
 
