@@ -42,11 +42,8 @@ impl ExponentialBackoff {
             return self.initial_ms;
         }
         let term = self.term(attempts);
-        let factor = if self.jitter < f64::MIN_POSITIVE {
-            1.0
-        } else {
-            rng.range_f64(1.0 - self.jitter, 1.0 + self.jitter)
-        };
+        // With jitter 0 the range is empty: range_f64 gives 1.0 and draws nothing.
+        let factor = rng.range_f64(1.0 - self.jitter, 1.0 + self.jitter);
         let value = (factor * term) as u64;
         value.min(self.max_ms)
     }

@@ -7,20 +7,20 @@ use super::*;
 fn ordinals_match_configdef_type() {
     let names: Vec<_> = ConfigType::ALL
         .iter()
-        .map(|t| (t.ordinal(), t.name()))
+        .map(|t| (t.ordinal(), t.to_string()))
         .collect();
     assert_eq!(
         names,
         [
-            (0, "BOOLEAN"),
-            (1, "STRING"),
-            (2, "INT"),
-            (3, "SHORT"),
-            (4, "LONG"),
-            (5, "DOUBLE"),
-            (6, "LIST"),
-            (7, "CLASS"),
-            (8, "PASSWORD")
+            (0, "BOOLEAN".to_string()),
+            (1, "STRING".to_string()),
+            (2, "INT".to_string()),
+            (3, "SHORT".to_string()),
+            (4, "LONG".to_string()),
+            (5, "DOUBLE".to_string()),
+            (6, "LIST".to_string()),
+            (7, "CLASS".to_string()),
+            (8, "PASSWORD".to_string())
         ]
     );
 }
