@@ -24,6 +24,11 @@ impl ControllerModel {
 }
 
 impl ClientModel {
+    /// The PushConfig this client sends, if any (the result of key selection).
+    pub fn selected_request(&self) -> Option<&kipcheck_codec::PushConfigRequest> {
+        self.selection.request.as_ref()
+    }
+
     /// The effective configuration: every key the client defines → its value as
     /// `convertToString` renders it (user value, else default; `None` for null).
     pub fn effective_config(&self) -> BTreeMap<&'static str, Option<String>> {

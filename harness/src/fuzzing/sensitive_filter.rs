@@ -25,6 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use arbitrary::{Arbitrary, Unstructured};
 
 use crate::codec::Message;
+use crate::model::selection::select;
 use crate::model::{
     client_definitions, ClientInput, ClientModel, ClientType, ConfigType, Event, Millis,
     SizeMeasure,
@@ -178,8 +179,11 @@ fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
         None => profile.default_keys.for_client(client_type).to_vec(),
     };
     let numbering = profile.config_type_numbering;
-    let sent: Vec<_> = client
-        .selected_request()
+    // What the client built sends: the model's key selection for this configuration.
+    let selection = select(&defs, &user, &profile);
+    let sent: Vec<_> = selection
+        .request
+        .as_ref()
         .map(|r| r.configs.clone())
         .unwrap_or_default();
     let mut seen = BTreeSet::new();
@@ -205,7 +209,7 @@ fn run(u: &mut Unstructured<'_>) -> arbitrary::Result<()> {
             assert!(!c.is_default, "{key:?} set by the user but sent as default");
         }
     }
-    if let Some(req) = client.selected_request() {
+    if let Some(req) = &selection.request {
         assert!(!req.configs.is_empty(), "a request with no entries");
         assert!(req.unknown_tagged_fields.is_empty());
         let body = req.to_bytes(0).expect("the built request encodes");

@@ -15,7 +15,6 @@ use crate::profile::SpecProfile;
 use crate::rng::ModelRng;
 use crate::selection::{self, Selection, ENABLE_CONFIG_PUSH};
 use crate::time::Millis;
-use kipcheck_codec::PushConfigRequest;
 use std::sync::Arc;
 
 /// Where a connection's SASL authentication stands.
@@ -199,11 +198,6 @@ impl ClientModel {
     /// The client type.
     pub fn client_type(&self) -> ClientType {
         self.client_type
-    }
-
-    /// The PushConfig this client sends, if any (the result of key selection).
-    pub fn selected_request(&self) -> Option<&PushConfigRequest> {
-        self.selection.request.as_ref()
     }
 
     /// The handshake state.
