@@ -91,11 +91,10 @@ impl ControllerModel {
                     message: message.clone(),
                 },
             );
-            if let Some(answer) = audit
-                .then(|| this.decisions.audit_refusal_answer(code, &message))
-                .flatten()
-            {
-                return answer.project(version);
+            if audit {
+                if let Some(answer) = this.decisions.audit_refusal_answer(code, &message) {
+                    return answer.project(version);
+                }
             }
             UpdateFeaturesResponse {
                 error_code: code.0,

@@ -1,10 +1,11 @@
 //! The emulated controller: a [`ControllerModel`] (the KIP reference) plus the Kafka controller
 //! APIs the KIPs leave alone, answered over the model's state so scenarios can set a target up
 //! and read it back: ApiVersions and DescribeConfigs ([`describe`]), CreateTopics and
-//! DeleteTopics ([`topics`]), DescribeCluster and UnregisterBroker (here). [`handle_request`] is the ONE dispatch for every in-process
-//! controller: the simulated [`Cluster`](super::Cluster) (the reference target), `kipcheck
-//! serve --role controller` and an Envelope's inner request all go through it, so they answer
-//! byte for byte alike; every other API is the model's ([`ControllerModel::handle_request`]).
+//! DeleteTopics ([`topics`]), DescribeCluster and UnregisterBroker (here). [`handle_request`]
+//! is the ONE dispatch for every in-process controller: the simulated
+//! [`Cluster`](super::Cluster) (the reference target), `kipcheck serve --role controller` and
+//! an Envelope's inner request all go through it, so they answer byte for byte alike; every
+//! other API is the model's ([`ControllerModel::handle_request`]).
 //!
 //! Test machinery of the harness, not the KIP reference: it writes records only through the
 //! model's public API ([`ControllerModel::append_record`], `write_configs`) and must not judge
